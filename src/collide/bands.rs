@@ -1,0 +1,30 @@
+//! Run a per-pixel analysis over bands of pixels, in parallel natively and serially on wasm,
+//! and merge the band results.
+
+use std::ops::Range;
+
+/// Pixels per band.
+const BAND: usize = 2048;
+
+/// `map` each band of `0..pixels`, then fold the results with `merge` (in band order).
+pub(crate) fn map_bands<T, M, R>(pixels: usize, map: M, merge: R) -> Option<T>
+where
+    T: Send,
+    M: Fn(Range<usize>) -> T + Sync + Send,
+    R: Fn(T, T) -> T + Sync + Send,
+{
+    let bands: Vec<Range<usize>> = (0..pixels)
+        .step_by(BAND)
+        .map(|s| s..(s + BAND).min(pixels))
+        .collect();
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        let parts: Vec<T> = bands.into_par_iter().map(map).collect();
+        parts.into_iter().reduce(merge)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        bands.into_iter().map(map).reduce(merge)
+    }
+}

@@ -1,0 +1,436 @@
+//! Exact narrow phase: triangle–triangle intersection with the intersection segment (after
+//! Möller, "A fast triangle-triangle intersection test", 1997), mesh–mesh tests on top of it,
+//! and a point-in-mesh test so that one closed mesh wholly inside another counts as a
+//! collision. Used as the `exact` mode and as the oracle of the image-space analyses.
+//!
+//! How it works: each triangle's vertices get signed distances to the other triangle's plane;
+//! if all three lie strictly on one side there is no intersection. Otherwise each triangle
+//! crosses the other's plane along a segment of the planes' common line; the triangles
+//! intersect iff the two segments overlap, and the overlap is the intersection segment.
+//! Coplanar triangles are tested in 2D (edge crossings and containment). Distances within a
+//! tiny relative tolerance of zero count as touching (contact is a collision).
+//!
+//! Mesh–mesh: triangles outside the two meshes' common box are dropped, the rest are swept
+//! along x (sort and sweep on triangle boxes) and the candidates tested exactly.
+
+use glam::{DVec2, DVec3, Vec3};
+
+use crate::ldi::Region;
+use crate::mesh::Mesh;
+
+/// The result of one triangle–triangle test.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TriTri {
+    /// No common point.
+    Disjoint,
+    /// The triangles cross (or touch) along this segment (possibly a single point).
+    Segment([DVec3; 2]),
+    /// The triangles lie in one plane and overlap there.
+    Coplanar,
+}
+
+impl TriTri {
+    /// Whether the triangles have a common point.
+    pub fn intersects(&self) -> bool {
+        !matches!(self, TriTri::Disjoint)
+    }
+}
+
+/// Relative tolerance for "on the plane".
+const REL_EPS: f64 = 1e-12;
+
+/// Exact-as-floats triangle–triangle intersection with the intersection segment.
+pub fn tri_tri_intersection(a: [DVec3; 3], b: [DVec3; 3]) -> TriTri {
+    let scale = a
+        .iter()
+        .chain(b.iter())
+        .fold(0.0f64, |m, p| m.max(p.abs().max_element()))
+        .max(f64::MIN_POSITIVE);
+    let nb = (b[1] - b[0]).cross(b[2] - b[0]);
+    let na = (a[1] - a[0]).cross(a[2] - a[0]);
+    if nb.length_squared() == 0.0 || na.length_squared() == 0.0 {
+        return degenerate(a, b);
+    }
+    let da = signed_distances(a, nb, b[0], scale);
+    if same_side(da) {
+        return TriTri::Disjoint;
+    }
+    let db = signed_distances(b, na, a[0], scale);
+    if same_side(db) {
+        return TriTri::Disjoint;
+    }
+    if da.iter().all(|&d| d == 0.0) {
+        return if coplanar_overlap(a, b, na) {
+            TriTri::Coplanar
+        } else {
+            TriTri::Disjoint
+        };
+    }
+    let dir = na.cross(nb);
+    let (Some(sa), Some(sb)) = (plane_segment(a, da), plane_segment(b, db)) else {
+        return TriTri::Disjoint;
+    };
+    let ta = [dir.dot(sa[0]), dir.dot(sa[1])];
+    let tb = [dir.dot(sb[0]), dir.dot(sb[1])];
+    let (ia_lo, ia_hi) = if ta[0] <= ta[1] { (0, 1) } else { (1, 0) };
+    let (ib_lo, ib_hi) = if tb[0] <= tb[1] { (0, 1) } else { (1, 0) };
+    let lo = if ta[ia_lo] >= tb[ib_lo] {
+        (ta[ia_lo], sa[ia_lo])
+    } else {
+        (tb[ib_lo], sb[ib_lo])
+    };
+    let hi = if ta[ia_hi] <= tb[ib_hi] {
+        (ta[ia_hi], sa[ia_hi])
+    } else {
+        (tb[ib_hi], sb[ib_hi])
+    };
+    // Tolerance on the line parameter, relative to its magnitude.
+    let tol = REL_EPS * 16.0 * dir.length() * scale;
+    if lo.0 > hi.0 + tol {
+        TriTri::Disjoint
+    } else {
+        TriTri::Segment([lo.1, hi.1])
+    }
+}
+
+/// Signed distances of `t`'s vertices to the plane `(n, p)`, snapped to zero when tiny.
+fn signed_distances(t: [DVec3; 3], n: DVec3, p: DVec3, scale: f64) -> [f64; 3] {
+    let tol = REL_EPS * n.length() * scale;
+    t.map(|v| {
+        let d = n.dot(v - p);
+        if d.abs() <= tol {
+            0.0
+        } else {
+            d
+        }
+    })
+}
+
+fn same_side(d: [f64; 3]) -> bool {
+    (d[0] > 0.0 && d[1] > 0.0 && d[2] > 0.0) || (d[0] < 0.0 && d[1] < 0.0 && d[2] < 0.0)
+}
+
+/// The segment where triangle `t` (distances `d`, not all on one side, not all zero) meets
+/// the plane.
+fn plane_segment(t: [DVec3; 3], d: [f64; 3]) -> Option<[DVec3; 2]> {
+    let mut pts: Vec<DVec3> = Vec::with_capacity(3);
+    for i in 0..3 {
+        let j = (i + 1) % 3;
+        if d[i] == 0.0 {
+            pts.push(t[i]);
+        }
+        if (d[i] < 0.0 && d[j] > 0.0) || (d[i] > 0.0 && d[j] < 0.0) {
+            let s = d[i] / (d[i] - d[j]);
+            pts.push(t[i] + (t[j] - t[i]) * s);
+        }
+    }
+    match pts.len() {
+        0 => None,
+        1 => Some([pts[0], pts[0]]),
+        _ => {
+            // Keep the two points farthest apart (three when a vertex and an edge touch).
+            let mut best = (0, 1, pts[0].distance_squared(pts[1]));
+            for i in 0..pts.len() {
+                for j in i + 1..pts.len() {
+                    let dd = pts[i].distance_squared(pts[j]);
+                    if dd > best.2 {
+                        best = (i, j, dd);
+                    }
+                }
+            }
+            Some([pts[best.0], pts[best.1]])
+        }
+    }
+}
+
+/// Drop the coordinate where the normal is largest.
+fn project2(n: DVec3) -> impl Fn(DVec3) -> DVec2 {
+    let a = n.abs();
+    move |p: DVec3| {
+        if a.x >= a.y && a.x >= a.z {
+            DVec2::new(p.y, p.z)
+        } else if a.y >= a.z {
+            DVec2::new(p.x, p.z)
+        } else {
+            DVec2::new(p.x, p.y)
+        }
+    }
+}
+
+fn cross2(a: DVec2, b: DVec2) -> f64 {
+    a.x * b.y - a.y * b.x
+}
+
+fn segments_cross(p0: DVec2, p1: DVec2, q0: DVec2, q1: DVec2) -> bool {
+    let d1 = cross2(q1 - q0, p0 - q0);
+    let d2 = cross2(q1 - q0, p1 - q0);
+    let d3 = cross2(p1 - p0, q0 - p0);
+    let d4 = cross2(p1 - p0, q1 - p0);
+    if ((d1 > 0.0 && d2 < 0.0) || (d1 < 0.0 && d2 > 0.0))
+        && ((d3 > 0.0 && d4 < 0.0) || (d3 < 0.0 && d4 > 0.0))
+    {
+        return true;
+    }
+    let on = |a: DVec2, b: DVec2, p: DVec2, d: f64| {
+        d == 0.0
+            && p.x >= a.x.min(b.x)
+            && p.x <= a.x.max(b.x)
+            && p.y >= a.y.min(b.y)
+            && p.y <= a.y.max(b.y)
+    };
+    on(q0, q1, p0, d1) || on(q0, q1, p1, d2) || on(p0, p1, q0, d3) || on(p0, p1, q1, d4)
+}
+
+fn point_in_tri2(p: DVec2, t: [DVec2; 3]) -> bool {
+    let s = [
+        cross2(t[1] - t[0], p - t[0]),
+        cross2(t[2] - t[1], p - t[1]),
+        cross2(t[0] - t[2], p - t[2]),
+    ];
+    (s[0] >= 0.0 && s[1] >= 0.0 && s[2] >= 0.0) || (s[0] <= 0.0 && s[1] <= 0.0 && s[2] <= 0.0)
+}
+
+fn coplanar_overlap(a: [DVec3; 3], b: [DVec3; 3], n: DVec3) -> bool {
+    let pr = project2(n);
+    let (a2, b2) = (a.map(&pr), b.map(&pr));
+    for i in 0..3 {
+        for j in 0..3 {
+            if segments_cross(a2[i], a2[(i + 1) % 3], b2[j], b2[(j + 1) % 3]) {
+                return true;
+            }
+        }
+    }
+    point_in_tri2(a2[0], b2) || point_in_tri2(b2[0], a2)
+}
+
+/// Degenerate (zero-area) triangles: test their edges as thin segments against the other.
+fn degenerate(a: [DVec3; 3], b: [DVec3; 3]) -> TriTri {
+    // A zero-area triangle is a segment (or point); test each of its edges against the other
+    // triangle as a degenerate triangle in the other's plane. Rare in practice; keep simple.
+    let seg_tri = |p: DVec3, q: DVec3, t: [DVec3; 3]| -> Option<DVec3> {
+        let n = (t[1] - t[0]).cross(t[2] - t[0]);
+        if n.length_squared() == 0.0 {
+            return None;
+        }
+        let (dp, dq) = (n.dot(p - t[0]), n.dot(q - t[0]));
+        if (dp > 0.0 && dq > 0.0) || (dp < 0.0 && dq < 0.0) || dp == dq {
+            return None;
+        }
+        let x = p + (q - p) * (dp / (dp - dq));
+        let pr = project2(n);
+        point_in_tri2(pr(x), t.map(&pr)).then_some(x)
+    };
+    for (s, t) in [(a, b), (b, a)] {
+        for i in 0..3 {
+            if let Some(x) = seg_tri(s[i], s[(i + 1) % 3], t) {
+                return TriTri::Segment([x, x]);
+            }
+        }
+    }
+    TriTri::Disjoint
+}
+
+/// Result of an exact mesh–mesh test.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ExactContact {
+    /// Triangle pairs tested exactly.
+    pub tested: u64,
+    /// Triangle pairs that intersect.
+    pub intersecting: u64,
+    /// Total length of the intersection segments (world units).
+    pub segment_length: f64,
+    /// Box around the intersection segments.
+    pub bbox: Option<Region>,
+    /// Whether one (closed) mesh lies inside the other without surface contact.
+    pub contained: bool,
+}
+
+impl ExactContact {
+    /// Whether the meshes touch, cross or nest.
+    pub fn collides(&self) -> bool {
+        self.intersecting > 0 || self.contained
+    }
+}
+
+/// Boxes of the triangles of `m` that touch `region`, with their indices.
+fn boxes_in(m: &Mesh, region: &Region) -> Vec<(Region, usize)> {
+    (0..m.triangles.len())
+        .filter_map(|t| {
+            let c = m.corners(t);
+            let r = Region::around(c)?;
+            r.overlaps(region).then_some((r, t))
+        })
+        .collect()
+}
+
+/// Exact test of two world-space meshes. With `first_only` it stops at the first crossing.
+/// `closed` says whether each mesh is closed (then containment is tested too).
+pub fn mesh_contact(a: &Mesh, b: &Mesh, closed: (bool, bool), first_only: bool) -> ExactContact {
+    let mut out = ExactContact::default();
+    let (Some(ra), Some(rb)) = (a.aabb(), b.aabb()) else {
+        return out;
+    };
+    let (ra, rb) = (Region::new(ra.0, ra.1), Region::new(rb.0, rb.1));
+    let Some(common) = ra.intersection(&rb) else {
+        return out;
+    };
+    let mut ta = boxes_in(a, &common);
+    let mut tb = boxes_in(b, &common);
+    ta.sort_by(|x, y| x.0.min.x.total_cmp(&y.0.min.x));
+    tb.sort_by(|x, y| x.0.min.x.total_cmp(&y.0.min.x));
+    // Sweep: for each box of A, the boxes of B whose x range overlaps.
+    let mut start = 0usize;
+    let mut lo = Vec3::splat(f32::INFINITY);
+    let mut hi = Vec3::splat(f32::NEG_INFINITY);
+    let widest = max_width(&tb);
+    'outer: for (bxa, ia) in &ta {
+        while start < tb.len() && tb[start].0.min.x < bxa.min.x - widest {
+            start += 1;
+        }
+        for (bxb, ib) in &tb[start..] {
+            if bxb.min.x > bxa.max.x {
+                break;
+            }
+            if !bxa.overlaps(bxb) {
+                continue;
+            }
+            out.tested += 1;
+            let r = tri_tri_intersection(
+                a.corners(*ia).map(|v| v.as_dvec3()),
+                b.corners(*ib).map(|v| v.as_dvec3()),
+            );
+            match r {
+                TriTri::Disjoint => {}
+                TriTri::Segment(s) => {
+                    out.intersecting += 1;
+                    out.segment_length += s[0].distance(s[1]);
+                    for p in s {
+                        lo = lo.min(p.as_vec3());
+                        hi = hi.max(p.as_vec3());
+                    }
+                }
+                TriTri::Coplanar => {
+                    out.intersecting += 1;
+                    lo = lo.min(bxa.min.max(bxb.min));
+                    hi = hi.max(bxa.max.min(bxb.max));
+                }
+            }
+            if first_only && out.intersecting > 0 {
+                break 'outer;
+            }
+        }
+    }
+    if out.intersecting > 0 {
+        out.bbox = Some(Region::new(lo, hi));
+    } else {
+        // No surface contact: nested if a vertex of one closed mesh is inside the other.
+        out.contained = (closed.1 && a.positions.first().is_some_and(|&p| point_in_mesh(p, b)))
+            || (closed.0 && b.positions.first().is_some_and(|&p| point_in_mesh(p, a)));
+    }
+    out
+}
+
+/// Widest x extent of the sorted boxes (a conservative sweep window).
+fn max_width(v: &[(Region, usize)]) -> f32 {
+    v.iter().map(|(r, _)| r.max.x - r.min.x).fold(0.0, f32::max)
+}
+
+/// Whether `p` is inside the closed mesh `m` (ray parity along a fixed oblique direction).
+pub fn point_in_mesh(p: Vec3, m: &Mesh) -> bool {
+    let o = p.as_dvec3();
+    let d = DVec3::new(0.577_350_3, 0.577_350_2, 0.577_350_4).normalize();
+    let mut crossings = 0u32;
+    for t in 0..m.triangles.len() {
+        let [v0, v1, v2] = m.corners(t).map(|v| v.as_dvec3());
+        let (e1, e2) = (v1 - v0, v2 - v0);
+        let h = d.cross(e2);
+        let det = e1.dot(h);
+        if det.abs() < 1e-300 {
+            continue;
+        }
+        let f = 1.0 / det;
+        let s = o - v0;
+        let u = f * s.dot(h);
+        if !(0.0..=1.0).contains(&u) {
+            continue;
+        }
+        let q = s.cross(e1);
+        let v = f * d.dot(q);
+        if v < 0.0 || u + v > 1.0 {
+            continue;
+        }
+        if f * e2.dot(q) > 0.0 {
+            crossings += 1;
+        }
+    }
+    crossings % 2 == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(p: [[f64; 3]; 3]) -> [DVec3; 3] {
+        p.map(DVec3::from)
+    }
+
+    #[test]
+    fn crossing_triangles_give_the_segment() {
+        let a = t([[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 2.0, 0.0]]);
+        let b = t([[0.5, 0.5, -1.0], [0.5, 0.5, 1.0], [2.5, 0.5, 0.0]]);
+        match tri_tri_intersection(a, b) {
+            TriTri::Segment([p, q]) => {
+                let (lo, hi) = if p.x < q.x { (p, q) } else { (q, p) };
+                assert!((lo - DVec3::new(0.5, 0.5, 0.0)).length() < 1e-12, "{lo}");
+                assert!((hi - DVec3::new(1.5, 0.5, 0.0)).length() < 1e-12, "{hi}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn separated_touching_and_coplanar_cases() {
+        let a = t([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+        let above = t([[0.0, 0.0, 0.1], [1.0, 0.0, 0.2], [0.0, 1.0, 0.3]]);
+        assert_eq!(tri_tri_intersection(a, above), TriTri::Disjoint);
+        // Vertex touching the face.
+        let touch = t([[0.2, 0.2, 0.0], [0.2, 0.2, 1.0], [0.5, 0.2, 1.0]]);
+        assert!(tri_tri_intersection(a, touch).intersects());
+        // Coplanar overlap and coplanar apart.
+        let co = t([[0.2, 0.2, 0.0], [2.0, 0.2, 0.0], [0.2, 2.0, 0.0]]);
+        assert_eq!(tri_tri_intersection(a, co), TriTri::Coplanar);
+        let apart = t([[2.0, 2.0, 0.0], [3.0, 2.0, 0.0], [2.0, 3.0, 0.0]]);
+        assert_eq!(tri_tri_intersection(a, apart), TriTri::Disjoint);
+        // Plane crossed, but beside the triangle.
+        let beside = t([[3.0, 0.0, -1.0], [3.0, 0.0, 1.0], [4.0, 0.0, 0.0]]);
+        assert_eq!(tri_tri_intersection(a, beside), TriTri::Disjoint);
+    }
+
+    #[test]
+    fn agrees_with_itself_when_swapped() {
+        let mut seed = 7u64;
+        let mut r = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as f64 / (1u64 << 31) as f64) * 2.0 - 1.0
+        };
+        let mut hits = 0;
+        for _ in 0..2000 {
+            let a = [
+                DVec3::new(r(), r(), r()),
+                DVec3::new(r(), r(), r()),
+                DVec3::new(r(), r(), r()),
+            ];
+            let b = [
+                DVec3::new(r(), r(), r()),
+                DVec3::new(r(), r(), r()),
+                DVec3::new(r(), r(), r()),
+            ];
+            let x = tri_tri_intersection(a, b).intersects();
+            assert_eq!(x, tri_tri_intersection(b, a).intersects());
+            hits += u32::from(x);
+        }
+        assert!(hits > 100 && hits < 1900, "{hits}");
+    }
+}

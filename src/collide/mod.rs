@@ -1,0 +1,24 @@
+//! Collision analyses over sorted LDIs, the exact narrow phase, the broad phase and the whole
+//! check that ties them together.
+//!
+//! - [`volume_overlaps`]: intersection volumes of closed objects (reference \[1\] of seed 000).
+//! - [`self_intersections`]: seed 000's self-collision LDI of one closed object.
+//! - [`surface_contacts`]: seed 002's `|Δdepth| < ε` contacts, for open meshes too.
+//! - [`tri_tri_intersection`], [`mesh_contact`]: exact tests, the oracle of the others.
+//! - [`sweep_and_prune`]: candidate pairs from world boxes.
+//! - [`check`]: all of it for a scene, producing a [`crate::report::Report`].
+
+mod bands;
+mod broad;
+mod check;
+mod exact;
+mod self_intersection;
+mod surface;
+mod volume;
+
+pub use broad::sweep_and_prune;
+pub use check::{check, check_with_progress, Axes, CheckError, CheckOptions, Mode, Progress};
+pub use exact::{mesh_contact, point_in_mesh, tri_tri_intersection, ExactContact, TriTri};
+pub use self_intersection::{self_intersections, self_pixel, SelfIntersection, SelfLdi};
+pub use surface::{surface_contacts, PairContacts};
+pub use volume::{volume_overlaps, PairVolume};

@@ -1,0 +1,98 @@
+//! Triangle meshes: the [`Mesh`] type, its validation report, and import from bytes.
+//!
+//! A mesh is a list of positions in file units and a list of triangles (indices into the
+//! positions, counter-clockwise seen from outside). Import lives in [`io`], one file per format;
+//! [`validate`] reports whether the mesh is closed, consistently and outward oriented, and
+//! whether it has degenerate triangles or non-finite coordinates.
+
+pub mod io;
+pub mod shapes;
+mod validate;
+
+pub use io::{load_mesh, Format, LoadedMesh, MeshLoadError, Units};
+pub use validate::{validate, Validation};
+
+use glam::Vec3;
+
+/// A triangle mesh in file units.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Mesh {
+    /// Vertex positions.
+    pub positions: Vec<Vec3>,
+    /// Triangles as indices into `positions`, counter-clockwise seen from outside.
+    pub triangles: Vec<[u32; 3]>,
+}
+
+impl Mesh {
+    /// A mesh from positions and triangles. Indices are not checked here; use [`validate`]
+    /// or [`Mesh::check_indices`].
+    pub fn new(positions: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Self {
+        Self {
+            positions,
+            triangles,
+        }
+    }
+
+    /// Number of triangles.
+    pub fn triangle_count(&self) -> usize {
+        self.triangles.len()
+    }
+
+    /// The three corners of triangle `t`.
+    ///
+    /// Indices must be valid (every importer checks them, see [`Mesh::check_indices`]).
+    #[inline]
+    pub fn corners(&self, t: usize) -> [Vec3; 3] {
+        let [a, b, c] = self.triangles[t];
+        [
+            self.positions[a as usize],
+            self.positions[b as usize],
+            self.positions[c as usize],
+        ]
+    }
+
+    /// `Err(index)` with the first triangle whose index is out of range.
+    pub fn check_indices(&self) -> Result<(), usize> {
+        let n = self.positions.len() as u64;
+        match self
+            .triangles
+            .iter()
+            .position(|t| t.iter().any(|&i| u64::from(i) >= n))
+        {
+            Some(t) => Err(t),
+            None => Ok(()),
+        }
+    }
+
+    /// Axis-aligned bounding box `(min, max)` of the positions, `None` when empty.
+    pub fn aabb(&self) -> Option<(Vec3, Vec3)> {
+        let first = *self.positions.first()?;
+        Some(
+            self.positions
+                .iter()
+                .fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p))),
+        )
+    }
+
+    /// Signed volume (positive for a closed, outward oriented mesh).
+    pub fn signed_volume(&self) -> f64 {
+        (0..self.triangles.len())
+            .map(|t| {
+                let [a, b, c] = self.corners(t).map(|v| v.as_dvec3());
+                a.dot(b.cross(c)) / 6.0
+            })
+            .sum()
+    }
+
+    /// This mesh with every position mapped through `world_from_object`.
+    pub fn transformed(&self, world_from_object: &glam::DMat4) -> Mesh {
+        Mesh {
+            positions: self
+                .positions
+                .iter()
+                .map(|p| world_from_object.transform_point3(p.as_dvec3()).as_vec3())
+                .collect(),
+            triangles: self.triangles.clone(),
+        }
+    }
+}

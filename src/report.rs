@@ -1,0 +1,223 @@
+//! The collision report: the JSON schema of `ldiclash check --json` (and of the widget's
+//! `clash` event), and its readable table.
+//!
+//! Contract (README "Report schema"): `objects[{name, triangles, closed}]`,
+//! `pairs[{a, b, kind, volume, depth, pixels}]` (colliding pairs only), `self[{object, volume,
+//! pixels}]`, `timings_ms{…}`. Fields beyond these are additions; old readers ignore them.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of collision a pair has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Closed meshes overlapping with measurable volume.
+    Volume,
+    /// Closed meshes in contact without measurable volume.
+    Touch,
+    /// Surfaces (open meshes) in contact: seed 002's depth test.
+    Surface,
+    /// Found by the exact triangle–triangle test (or nesting of closed meshes).
+    Exact,
+}
+
+impl Kind {
+    /// The JSON name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Volume => "volume",
+            Kind::Touch => "touch",
+            Kind::Surface => "surface",
+            Kind::Exact => "exact",
+        }
+    }
+}
+
+/// One object of the scene.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObjectReport {
+    /// Name.
+    pub name: String,
+    /// Triangle count.
+    pub triangles: usize,
+    /// Whether the mesh is closed (every edge shared by two oppositely oriented triangles).
+    pub closed: bool,
+    /// Units declared by the file (`unknown` when the format has none).
+    pub units: String,
+    /// Enclosed volume in file units³ (closed meshes only).
+    pub volume: Option<f64>,
+}
+
+/// A colliding pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairReport {
+    /// First object's name (scene order).
+    pub a: String,
+    /// Second object's name.
+    pub b: String,
+    /// What was found.
+    pub kind: Kind,
+    /// Intersection volume in file units³ (`volume` and `touch` kinds).
+    pub volume: Option<f64>,
+    /// Penetration depth along the view axis in file units (`volume` and `touch` kinds).
+    pub depth: Option<f64>,
+    /// Pixels with overlap or contact (image-space kinds).
+    pub pixels: Option<u64>,
+    /// Pixel edge length used for this pair, in file units: what "touching" means here.
+    pub pixel_size: Option<f64>,
+    /// Contact tolerance used (file units).
+    pub epsilon: Option<f64>,
+    /// View axes that were rasterised.
+    pub axes: Vec<String>,
+    /// World box around the overlap or contact samples: `[[min x, y, z], [max x, y, z]]`.
+    pub overlap_box: Option<[[f32; 3]; 2]>,
+    /// Exact mode: intersecting triangle pairs.
+    pub triangle_pairs: Option<u64>,
+}
+
+/// A self-colliding object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelfReport {
+    /// Object name.
+    pub object: String,
+    /// Self-intersection volume in file units³.
+    pub volume: f64,
+    /// Pixels with a self-collision interval.
+    pub pixels: u64,
+    /// Largest number of overlapping layers minus one (seed 000's self-collision depth).
+    pub layers: u32,
+    /// Longest self-collision interval along the axis, file units.
+    pub depth: f64,
+    /// Pixel edge length used.
+    pub pixel_size: f64,
+}
+
+/// Counters for the whole check.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Pairs whose boxes overlap (broad phase output).
+    pub candidate_pairs: usize,
+    /// LDIs rasterised.
+    pub ldis: usize,
+    /// Fragments in all LDIs.
+    pub fragments: u64,
+    /// Largest pixel count of one LDI.
+    pub max_ldi_pixels: u64,
+    /// Triangle pairs tested exactly (exact mode).
+    pub exact_tests: u64,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Every object.
+    pub objects: Vec<ObjectReport>,
+    /// Colliding pairs only.
+    pub pairs: Vec<PairReport>,
+    /// Self-colliding objects only.
+    #[serde(rename = "self")]
+    pub self_collisions: Vec<SelfReport>,
+    /// Wall times per phase in milliseconds.
+    pub timings_ms: BTreeMap<String, f64>,
+    /// `ldiclash` version.
+    pub version: String,
+    /// The mode that ran.
+    pub mode: String,
+    /// `cpu` (or `gpu`).
+    pub backend: String,
+    /// Pixels along the longer image side of each region.
+    pub resolution: u32,
+    /// Axes setting.
+    pub axes: String,
+    /// Things the user should know (open meshes in volume mode, skipped objects, …).
+    pub warnings: Vec<String>,
+    /// Counters.
+    pub stats: Stats,
+}
+
+impl Report {
+    /// Compact JSON (one line).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    }
+
+    /// A readable table.
+    pub fn to_table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "ldiclash {} · mode {} · backend {} · resolution {} · axes {}",
+            self.version, self.mode, self.backend, self.resolution, self.axes
+        );
+        let _ = writeln!(s, "\nObjects ({}):", self.objects.len());
+        let w = self
+            .objects
+            .iter()
+            .map(|o| o.name.len())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        for o in &self.objects {
+            let _ = writeln!(
+                s,
+                "  {:w$}  {:>9} triangles  {:6}  units {}{}",
+                o.name,
+                o.triangles,
+                if o.closed { "closed" } else { "open" },
+                o.units,
+                o.volume
+                    .map(|v| format!("  volume {v:.6}"))
+                    .unwrap_or_default(),
+            );
+        }
+        if self.pairs.is_empty() {
+            let _ = writeln!(s, "\nNo colliding pairs.");
+        } else {
+            let _ = writeln!(s, "\nColliding pairs ({}):", self.pairs.len());
+            let _ = writeln!(
+                s,
+                "  {:w$}  {:w$}  {:8}  {:>14}  {:>12}  {:>8}  {:>11}",
+                "a", "b", "kind", "volume", "depth", "pixels", "pixel size"
+            );
+            let num = |v: Option<f64>| v.map(|v| format!("{v:.6}")).unwrap_or_else(|| "-".into());
+            for p in &self.pairs {
+                let _ = writeln!(
+                    s,
+                    "  {:w$}  {:w$}  {:8}  {:>14}  {:>12}  {:>8}  {:>11}",
+                    p.a,
+                    p.b,
+                    p.kind.name(),
+                    num(p.volume),
+                    num(p.depth),
+                    p.pixels
+                        .map(|v| v.to_string())
+                        .unwrap_or_else(|| "-".into()),
+                    num(p.pixel_size),
+                );
+            }
+        }
+        if !self.self_collisions.is_empty() {
+            let _ = writeln!(s, "\nSelf-collisions ({}):", self.self_collisions.len());
+            for c in &self.self_collisions {
+                let _ = writeln!(
+                    s,
+                    "  {:w$}  volume {:.6}  pixels {}  layers {}  depth {:.6}",
+                    c.object, c.volume, c.pixels, c.layers, c.depth
+                );
+            }
+        }
+        for warn in &self.warnings {
+            let _ = writeln!(s, "\nwarning: {warn}");
+        }
+        let t: Vec<String> = self
+            .timings_ms
+            .iter()
+            .map(|(k, v)| format!("{k} {v:.1} ms"))
+            .collect();
+        let _ = writeln!(s, "\nTimings: {}", t.join(", "));
+        s
+    }
+}
