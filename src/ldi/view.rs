@@ -3,8 +3,9 @@
 //!
 //! Seed 000 §3.3 renders along the longest edge of the bounding box, so the image plane is
 //! spanned by the two shorter edges; [`ViewDesc::Auto`] does the same. The image covers the
-//! region's projection; `resolution` pixels go along the longer image side and the shorter side
-//! gets as many square pixels as it needs (at least one). Depth is normalised to `0..1` between
+//! region's projection with square pixels whose size is the region's longest edge over
+//! `resolution`, the same for every view direction of that region (so "one pixel" means the
+//! same along every axis); each image side gets as many pixels as it needs (at least one). Depth is normalised to `0..1` between
 //! `near` and `near + depth_extent` along the view direction; the caller widens that range with
 //! [`LdiView::fit_depth`] so it holds all geometry along the rays (rays are never clipped in
 //! depth: inside counts need every crossing).
@@ -200,7 +201,7 @@ pub struct LdiView {
 pub const MAX_RESOLUTION: u32 = 16384;
 
 impl LdiView {
-    /// A view of `region` with `resolution` pixels along the longer image side.
+    /// A view of `region` with `resolution` pixels along the region's longest edge.
     pub fn new(region: &Region, desc: ViewDesc, resolution: u32) -> Result<Self, ViewError> {
         if resolution == 0 || resolution > MAX_RESOLUTION {
             return Err(ViewError::Resolution(resolution));
@@ -244,7 +245,8 @@ impl LdiView {
         let scale = corners
             .iter()
             .fold(1.0f64, |m, c| m.max(c.abs().max_element()));
-        let longest = (uhi - ulo).max(vhi - vlo);
+        // One pixel size per region whatever the axis: the longest box edge over `resolution`.
+        let longest = f64::from(region.size().max_element());
         // A flat or point-like region (touching boxes) still gets a usable pixel.
         let pixel_size = (longest / f64::from(resolution)).max(scale * 1e-7);
         let cells = |lo: f64, hi: f64| -> (u32, f64) {
@@ -357,12 +359,12 @@ mod tests {
         let r = Region::new(Vec3::ZERO, Vec3::new(1.0, 4.0, 2.0));
         let view = LdiView::new(&r, ViewDesc::Auto, 100).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(view.axis, Some(Axis::Y));
-        // Image spans x (1.0) and z (2.0): 100 pixels on z, 50 on x.
-        assert!((view.pixel_size - 0.02).abs() < 1e-12);
-        assert_eq!((view.width, view.height), (50, 100));
+        // Pixel = longest edge / resolution; the image spans x (1.0) and z (2.0).
+        assert!((view.pixel_size - 0.04).abs() < 1e-7);
+        assert_eq!((view.width, view.height), (25, 50));
         let c = view.project(DVec3::new(0.5, 2.0, 1.0));
         assert!(
-            (c.x - 25.0).abs() < 1e-9 && (c.y - 50.0).abs() < 1e-9,
+            (c.x - 12.5).abs() < 1e-5 && (c.y - 25.0).abs() < 1e-5,
             "{c:?}"
         );
     }

@@ -74,10 +74,39 @@ pub(crate) struct RawFragment {
 /// Triangles per work item on native builds.
 const CHUNK: usize = 8192;
 
-/// Rasterise `objects` into a sorted LDI.
+/// How pixel rows are traversed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Traversal {
+    /// Four pixel centres per step (`wide::f64x4`).
+    Simd,
+    /// One pixel centre per step.
+    Scalar,
+}
+
+impl Traversal {
+    /// The build's default: `Scalar` with the `scalar` feature, `Simd` otherwise.
+    pub fn default_for_build() -> Self {
+        if cfg!(feature = "scalar") {
+            Traversal::Scalar
+        } else {
+            Traversal::Simd
+        }
+    }
+}
+
+/// Rasterise `objects` into a sorted LDI with the build's default traversal.
 pub fn rasterize(
     view: &LdiView,
     objects: &[RasterObject<'_>],
+) -> Result<(Ldi, RasterStats), RasterError> {
+    rasterize_with(view, objects, Traversal::default_for_build())
+}
+
+/// Rasterise `objects` into a sorted LDI with the given traversal (both give identical LDIs).
+pub fn rasterize_with(
+    view: &LdiView,
+    objects: &[RasterObject<'_>],
+    traversal: Traversal,
 ) -> Result<(Ldi, RasterStats), RasterError> {
     if let Some(o) = objects.iter().find(|o| o.id > (u32::MAX >> 1)) {
         return Err(RasterError::ObjectId(o.id));
@@ -108,7 +137,9 @@ pub fn rasterize(
                 verts[t[2] as usize],
             ];
             match setup::Triangle::new(tri, view.width, view.height) {
-                setup::Setup::Visible(tri) => traversal::traverse(&tri, o.id, view.width, &mut out),
+                setup::Setup::Visible(tri) => {
+                    traversal::traverse(&tri, o.id, view.width, traversal, &mut out)
+                }
                 setup::Setup::EdgeOn => edge_on += 1,
                 setup::Setup::Outside => {}
             }
@@ -161,13 +192,4 @@ pub fn rasterize(
         },
         stats,
     ))
-}
-
-/// Which traversal this build uses: `"simd"` or `"scalar"`.
-pub fn traversal_kind() -> &'static str {
-    if cfg!(feature = "scalar") {
-        "scalar"
-    } else {
-        "simd"
-    }
 }

@@ -1,0 +1,53 @@
+//! Shared helpers for integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use glam::DMat4;
+use ldiclash::mesh::{Mesh, Units};
+use ldiclash::scene::{Scene, SceneFile};
+
+/// A scene of meshes placed at identity, named `o0`, `o1`, ….
+pub fn scene_of(meshes: Vec<Mesh>) -> Scene {
+    let mut s = Scene::new();
+    for (i, m) in meshes.into_iter().enumerate() {
+        s.add(
+            &format!("o{i}"),
+            Arc::new(m),
+            Units::Unknown,
+            DMat4::IDENTITY,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    s
+}
+
+/// `tests/data/<rel>`.
+pub fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+}
+
+/// Load `tests/data/<dir>/scene.json`.
+pub fn load_scene(dir: &str) -> Scene {
+    let base = data(dir);
+    let bytes = std::fs::read(base.join("scene.json")).unwrap_or_else(|e| panic!("{dir}: {e}"));
+    let file = SceneFile::parse(&bytes).unwrap_or_else(|e| panic!("{e}"));
+    Scene::from_file(&file, |name| {
+        std::fs::read(base.join(name)).map_err(|e| e.to_string())
+    })
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The reference answers of a shared scene.
+pub fn reference(dir: &str) -> serde_json::Value {
+    let bytes = std::fs::read(data(dir).join("reference.json")).unwrap_or_else(|e| panic!("{e}"));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Relative difference.
+pub fn rel(a: f64, b: f64) -> f64 {
+    (a - b).abs() / b.abs().max(f64::MIN_POSITIVE)
+}
