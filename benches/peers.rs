@@ -1,1 +1,133 @@
-fn main() {}
+//! ldiclash against parry3d (TriMesh build + `intersection_test` per pair), in the same run.
+//!
+//! Scenes: every folder of `tests/data` with a `scene.json`, and a 1M-triangle pair (two
+//! overlapping spheres of 500k triangles each). For each: ldiclash's default check (auto mode,
+//! 256 pixels per region, no precomputation — the same cost for a static or a deforming frame)
+//! against parry3d's BVH build ("build", what a deforming frame must redo), its pair tests
+//! ("query", all pairs), and their sum ("per deforming frame"). Medians of several runs.
+//!
+//! Run: `cargo bench --bench peers` (`-- --quick` for one run each, as `cargo test --benches` does).
+
+use std::path::Path;
+use std::time::Instant;
+
+use glam::Vec3;
+use ldiclash::collide::{check, CheckOptions};
+use ldiclash::mesh::shapes::uv_sphere;
+use ldiclash::mesh::Units;
+use ldiclash::scene::{Scene, SceneFile};
+use parry3d::math::{Pose, Vector};
+use parry3d::query::intersection_test;
+use parry3d::shape::TriMesh;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut out = None;
+    let times = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            out = Some(f());
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    (median(times), out.unwrap_or_else(|| panic!("no run")))
+}
+
+fn parry_meshes(scene: &Scene) -> Vec<TriMesh> {
+    scene
+        .objects
+        .iter()
+        .map(|o| {
+            let w = o.world();
+            let verts = w
+                .positions
+                .iter()
+                .map(|p| Vector::new(p.x, p.y, p.z))
+                .collect();
+            TriMesh::new(verts, w.triangles.clone()).unwrap_or_else(|e| panic!("{}: {e:?}", o.name))
+        })
+        .collect()
+}
+
+fn parry_pairs(meshes: &[TriMesh]) -> Vec<(usize, usize)> {
+    let id = Pose::identity();
+    let mut hits = Vec::new();
+    for i in 0..meshes.len() {
+        for j in i + 1..meshes.len() {
+            let r = intersection_test(&id, &meshes[i], &id, &meshes[j])
+                .unwrap_or_else(|e| panic!("{e:?}"));
+            if r.intersecting {
+                hits.push((i, j));
+            }
+        }
+    }
+    hits
+}
+
+fn row(name: &str, scene: &Scene, runs: usize) {
+    let opts = CheckOptions::default();
+    let (t_ldi, report) = time(runs, || {
+        check(scene, &opts).unwrap_or_else(|e| panic!("{e}"))
+    });
+    let (t_build, meshes) = time(runs, || parry_meshes(scene));
+    let (t_query, hits) = time(runs, || parry_pairs(&meshes));
+    let frame = t_build + t_query;
+    println!(
+        "| {name} | {} | {} | {t_ldi:.1} | {t_build:.1} | {t_query:.1} | {frame:.1} | {:.2}× | {} / {} |",
+        scene.objects.len(),
+        scene.triangle_count(),
+        frame / t_ldi,
+        report.pairs.len(),
+        hits.len(),
+    );
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --benches` does not: then run once, quickly.
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick") || !args.iter().any(|a| a == "--bench");
+    let runs = if quick { 1 } else { 5 };
+    println!(
+        "ldiclash {} vs parry3d 0.31, one process, medians of {runs} run(s), ms",
+        ldiclash::VERSION
+    );
+    println!();
+    println!("| scene | objects | triangles | ldiclash check | parry build | parry query | parry per deforming frame | ratio (parry frame / ldiclash) | pairs ldiclash / parry |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut dirs: Vec<_> = std::fs::read_dir(&data)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.join("scene.json").exists())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    for dir in dirs {
+        let bytes = std::fs::read(dir.join("scene.json")).unwrap_or_else(|e| panic!("{e}"));
+        let file = SceneFile::parse(&bytes).unwrap_or_else(|e| panic!("{e}"));
+        let scene = Scene::from_file(&file, |n| {
+            std::fs::read(dir.join(n)).map_err(|e| e.to_string())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        row(&name, &scene, runs);
+    }
+    let mut big = Scene::new();
+    let a = uv_sphere(Vec3::ZERO, 1.0, 708, 354);
+    let b = uv_sphere(Vec3::new(1.2, 0.3, 0.1), 1.0, 708, 354);
+    let id = glam::DMat4::IDENTITY;
+    big.add("sphere_a", a.into(), Units::Unknown, id)
+        .unwrap_or_else(|e| panic!("{e}"));
+    big.add("sphere_b", b.into(), Units::Unknown, id)
+        .unwrap_or_else(|e| panic!("{e}"));
+    row("1M-triangle sphere pair", &big, if quick { 1 } else { 3 });
+}

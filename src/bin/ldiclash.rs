@@ -44,7 +44,7 @@ enum Command {
         #[arg(long, default_value = "auto")]
         mode: String,
         /// Contact tolerance in file units (default: one pixel of each region).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         epsilon: Option<f64>,
         /// Print one JSON object on stdout instead of a table.
         #[arg(long)]

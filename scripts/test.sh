@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Runs every check ldiclash has, stopping at the first failure:
+#   formatting, clippy (native and wasm32), native tests (SIMD and scalar rasteriser), the
+#   benches once in test mode, the trunk release build with a headless-Chromium smoke test, and
+#   a short run of every fuzz target.
+#
+# Usage: scripts/test.sh
+# Env:   FUZZ_SECONDS  seconds per fuzz target (default 15)
+#
+# Installs what is missing first (scripts/setup.sh). CI runs this through .ci/run.
+
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+"$ROOT/scripts/setup.sh"
+
+[[ -d "$HOME/.cargo/bin" ]] && export PATH="$HOME/.cargo/bin:$PATH"
+export PATH="$ROOT/node_modules/.bin:$PATH" # wasm-opt (binaryen) for trunk --release
+export TRUNK_SKIP_VERSION_CHECK=1            # no update check: the network is closed
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-auto}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-15}"
+
+# Mesa (lavapipe) and Chromium want a private runtime dir.
+XDG_RUNTIME_DIR="$(mktemp -d "${TMPDIR:-/tmp}/ldiclash-xdg.XXXXXX")"
+chmod 0700 "$XDG_RUNTIME_DIR"
+export XDG_RUNTIME_DIR
+
+# --- sections, timing, summary -------------------------------------------------------------
+
+SECTIONS=(fmt clippy-native clippy-wasm32 test test-scalar test-benches web fuzz)
+declare -A TOOK=()
+CURRENT=""
+CURRENT_START=0
+START=$SECONDS
+
+section() {
+  finish_section
+  CURRENT=$1
+  CURRENT_START=$SECONDS
+  printf '\n==> [%s] %s\n' "$1" "$2"
+}
+
+finish_section() {
+  if [[ -n $CURRENT ]]; then
+    TOOK[$CURRENT]="$((SECONDS - CURRENT_START))s"
+    printf '<== [%s] ok (%s)\n' "$CURRENT" "${TOOK[$CURRENT]}"
+  fi
+  CURRENT=""
+}
+
+run() {
+  printf '+ %s\n' "$*"
+  "$@"
+}
+
+on_exit() {
+  local rc=$?
+  rm -rf "$XDG_RUNTIME_DIR"
+  if [[ $rc -ne 0 && -n $CURRENT ]]; then
+    TOOK[$CURRENT]="FAILED after $((SECONDS - CURRENT_START))s"
+  fi
+  printf '\n==> summary\n'
+  local s
+  for s in "${SECTIONS[@]}"; do
+    printf '  %-14s %s\n' "$s" "${TOOK[$s]:-not run}"
+  done
+  printf '  %-14s %ss\n' total "$((SECONDS - START))"
+  if [[ $rc -ne 0 ]]; then
+    printf '\ntest.sh: FAILED in section [%s] (exit %s)\n' "${CURRENT:-setup}" "$rc"
+  else
+    printf '\ntest.sh: all sections passed\n'
+  fi
+}
+trap on_exit EXIT
+
+# --- checks --------------------------------------------------------------------------------
+
+section fmt "cargo fmt --check"
+run cargo fmt --check
+
+section clippy-native "clippy, native, all targets"
+run cargo clippy --all-targets -- -D warnings
+
+section clippy-wasm32 "clippy, wasm32 library"
+run cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
+
+section test "cargo test (native: lib, bins, integration tests, doctests)"
+run cargo test
+
+section test-scalar "cargo test, scalar rasteriser (--features scalar)"
+run cargo test --features scalar --test analytic
+
+section test-benches "benches, once each in test mode"
+run cargo test --benches
+
+section web "trunk build --release + headless Chromium smoke test"
+run trunk build --release
+run node tests/browser/smoke.mjs
+
+section fuzz "fuzz smoke: ${FUZZ_SECONDS}s per target (cargo fuzz, -s none)"
+if [[ ! -f fuzz/Cargo.toml ]]; then
+  echo "no fuzz/Cargo.toml: no fuzz targets yet, skipping"
+else
+  targets=$(cargo fuzz list)
+  if [[ -z $targets ]]; then
+    echo "cargo fuzz list: no targets, skipping"
+  fi
+  for t in $targets; do
+    corpus="fuzz/corpus/$t"
+    mkdir -p "$corpus"
+    dirs=("$corpus")
+    [[ -d fuzz/seeds/$t ]] && dirs+=("fuzz/seeds/$t")
+    run cargo fuzz run "$t" -s none "${dirs[@]}" -- -max_total_time="$FUZZ_SECONDS"
+  done
+fi
+
+finish_section

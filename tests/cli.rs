@@ -1,0 +1,179 @@
+//! The command-line contract: exit codes, stderr messages, `--json` shape, the table.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::data;
+
+fn ldiclash(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ldiclash"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run ldiclash: {e}"))
+}
+
+fn tmp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ldiclash-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap_or_else(|e| panic!("{e}"));
+    p
+}
+
+#[test]
+fn json_has_the_documented_schema() {
+    let scene = data("gripper_parts/scene.json");
+    let out = ldiclash(&["check", scene.to_str().unwrap_or(""), "--json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    for key in ["objects", "pairs", "self", "timings_ms"] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    for o in v["objects"].as_array().into_iter().flatten() {
+        assert!(
+            o["name"].is_string()
+                && o["triangles"].as_u64().unwrap_or(0) > 0
+                && o["closed"].is_boolean()
+        );
+    }
+    let p = &v["pairs"][0];
+    for key in ["a", "b", "kind", "volume", "depth", "pixels"] {
+        assert!(p.get(key).is_some(), "pair misses {key}");
+    }
+    assert!(v["timings_ms"]["total"].as_f64().unwrap_or(-1.0) >= 0.0);
+    assert!(v["timings_ms"]["load"].as_f64().unwrap_or(-1.0) >= 0.0);
+}
+
+#[test]
+fn mesh_files_are_objects_named_after_the_file() {
+    let a = data("gripper_parts/meshes/GUIDE_WSG50_110.stl");
+    let b = data("gripper_parts/meshes/WSG-FMF.stl");
+    let out = ldiclash(&[
+        "check",
+        a.to_str().unwrap_or(""),
+        b.to_str().unwrap_or(""),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(v["objects"][0]["name"], "GUIDE_WSG50_110");
+    assert_eq!(v["objects"][1]["name"], "WSG-FMF");
+    assert_eq!(v["pairs"][0]["kind"], "volume");
+    // The same file twice gets a unique second name and collides with itself fully.
+    let out = ldiclash(&[
+        "check",
+        a.to_str().unwrap_or(""),
+        a.to_str().unwrap_or(""),
+        "--json",
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(v["objects"][1]["name"], "GUIDE_WSG50_110#2");
+}
+
+#[test]
+fn table_output_is_readable() {
+    let scene = data("bunny_pair/scene.json");
+    let out = ldiclash(&["check", scene.to_str().unwrap_or("")]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Colliding pairs (1)"), "{text}");
+    assert!(text.contains("bunny_a") && text.contains("volume"));
+}
+
+#[test]
+fn bad_input_exits_non_zero_with_a_message() {
+    let garbage = tmp(
+        "garbage.stl",
+        b"solid x\n facet normal 0 0 1\n  outer loop\n   vertex 1 2\n",
+    );
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["check".into(), "/no/such/file.stl".into()],
+            "cannot read",
+        ),
+        (vec!["check".into(), garbage.display().to_string()], "STL"),
+        (
+            vec![
+                "check".into(),
+                data("bunny_pair/scene.json").display().to_string(),
+                "--mode".into(),
+                "fast".into(),
+            ],
+            "unknown mode",
+        ),
+        (
+            vec![
+                "check".into(),
+                data("bunny_pair/scene.json").display().to_string(),
+                "--axes".into(),
+                "w".into(),
+            ],
+            "unknown axis",
+        ),
+        (
+            vec![
+                "check".into(),
+                data("bunny_pair/scene.json").display().to_string(),
+                "--resolution".into(),
+                "0".into(),
+            ],
+            "resolution",
+        ),
+        (
+            vec![
+                "check".into(),
+                data("bunny_pair/scene.json").display().to_string(),
+                "--epsilon".into(),
+                "-1".into(),
+            ],
+            "epsilon",
+        ),
+        (
+            vec![
+                "check".into(),
+                tmp("bad.json", b"{\"objects\": [").display().to_string(),
+            ],
+            "scene file",
+        ),
+        (
+            vec![
+                "check".into(),
+                tmp(
+                    "missing.json",
+                    br#"{"objects":[{"name":"a","file":"nope.stl"}]}"#,
+                )
+                .display()
+                .to_string(),
+            ],
+            "nope.stl",
+        ),
+        (vec!["check".into()], "INPUT"),
+    ];
+    for (args, needle) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = ldiclash(&args);
+        assert!(!out.status.success(), "{args:?} should fail");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(needle),
+            "{args:?}: stderr {err:?} lacks {needle:?}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn version_flag() {
+    let out = ldiclash(&["--version"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains(env!("CARGO_PKG_VERSION")));
+}
