@@ -330,6 +330,54 @@ pub fn mesh_contact(a: &Mesh, b: &Mesh, closed: (bool, bool), first_only: bool) 
     out
 }
 
+/// Exact self-intersection of one mesh: pairs of triangles that share no vertex and
+/// intersect (the oracle of seed 000's image-space self-collision). Triangles sharing a vertex
+/// are neighbours on the surface and are skipped.
+pub fn mesh_self_contact(m: &Mesh) -> ExactContact {
+    let mut out = ExactContact::default();
+    let mut boxes: Vec<(Region, usize)> = (0..m.triangles.len())
+        .filter_map(|t| Region::around(m.corners(t)).map(|r| (r, t)))
+        .collect();
+    boxes.sort_by(|x, y| x.0.min.x.total_cmp(&y.0.min.x));
+    let mut lo = Vec3::splat(f32::INFINITY);
+    let mut hi = Vec3::splat(f32::NEG_INFINITY);
+    for (k, (bi, i)) in boxes.iter().enumerate() {
+        for (bj, j) in &boxes[k + 1..] {
+            if bj.min.x > bi.max.x {
+                break;
+            }
+            let (ti, tj) = (m.triangles[*i], m.triangles[*j]);
+            if !bi.overlaps(bj) || ti.iter().any(|v| tj.contains(v)) {
+                continue;
+            }
+            out.tested += 1;
+            match tri_tri_intersection(
+                m.corners(*i).map(|v| v.as_dvec3()),
+                m.corners(*j).map(|v| v.as_dvec3()),
+            ) {
+                TriTri::Disjoint => {}
+                TriTri::Segment(s) => {
+                    out.intersecting += 1;
+                    out.segment_length += s[0].distance(s[1]);
+                    for p in s {
+                        lo = lo.min(p.as_vec3());
+                        hi = hi.max(p.as_vec3());
+                    }
+                }
+                TriTri::Coplanar => {
+                    out.intersecting += 1;
+                    lo = lo.min(bi.min.max(bj.min));
+                    hi = hi.max(bi.max.min(bj.max));
+                }
+            }
+        }
+    }
+    if out.intersecting > 0 {
+        out.bbox = Some(Region::new(lo, hi));
+    }
+    out
+}
+
 /// Widest x extent of the sorted boxes (a conservative sweep window).
 fn max_width(v: &[(Region, usize)]) -> f32 {
     v.iter().map(|(r, _)| r.max.x - r.min.x).fold(0.0, f32::max)

@@ -18,7 +18,9 @@ mod volume;
 
 pub use broad::sweep_and_prune;
 pub use check::{check, check_with_progress, Axes, CheckError, CheckOptions, Mode, Progress};
-pub use exact::{mesh_contact, point_in_mesh, tri_tri_intersection, ExactContact, TriTri};
+pub use exact::{
+    mesh_contact, mesh_self_contact, point_in_mesh, tri_tri_intersection, ExactContact, TriTri,
+};
 pub use self_intersection::{self_intersections, self_pixel, SelfIntersection, SelfLdi};
 pub use surface::{surface_contacts, PairContacts};
 pub use volume::{volume_overlaps, PairVolume};
