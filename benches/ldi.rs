@@ -7,6 +7,8 @@
 //!
 //! Run: `cargo bench --bench ldi` (add `-- seed000_a` to pick a group).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::Vec3;
 use ldiclash::collide::{self_intersections, volume_overlaps};

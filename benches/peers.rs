@@ -8,6 +8,8 @@
 //!
 //! Run: `cargo bench --bench peers` (`-- --quick` for one run each, as `cargo test --benches` does).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::Path;
 use std::time::Instant;
 

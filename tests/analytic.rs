@@ -1,5 +1,7 @@
 //! Analytic cases with known answers (DESIGN.md "How we know it is right").
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::{rel, scene_of};

@@ -2,6 +2,8 @@
 //! `ldiclash check --json` in its default mode finds exactly the reference's colliding pairs,
 //! and volumes within 2% of the mesh-boolean reference where both meshes are closed.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use std::collections::BTreeSet;

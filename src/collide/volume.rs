@@ -35,6 +35,9 @@ pub struct PairVolume {
     pub bbox: Region,
 }
 
+/// One pair's intervals in one pixel: (pair, total length, deepest run, first start, last end).
+type PixelPair = ((u32, u32), f32, f32, f32, f32);
+
 #[derive(Debug, Clone, Copy)]
 struct Acc {
     /// Sum of normalised interval lengths.
@@ -55,7 +58,8 @@ pub fn volume_overlaps(ldi: &Ldi, view: &LdiView) -> Vec<PairVolume> {
             let mut acc: BTreeMap<(u32, u32), Acc> = BTreeMap::new();
             let mut counts: Vec<(u32, i32)> = Vec::new();
             let mut runs: Vec<((u32, u32), f32)> = Vec::new();
-            let mut pixel_acc: Vec<((u32, u32), f32, f32, f32, f32)> = Vec::new();
+            // Per pair in this pixel: (pair, total length, deepest run, first start, last end).
+            let mut pixel_acc: Vec<PixelPair> = Vec::new();
             for p in range {
                 let frags = ldi.pixel(p);
                 if frags.len() < 4 {

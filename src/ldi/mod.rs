@@ -224,7 +224,7 @@ mod tests {
             .collect();
         let mut w = v.clone();
         sort_run(&mut v);
-        w.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        w.sort_by_key(|f| f.sort_key());
         assert_eq!(v, w);
     }
 }

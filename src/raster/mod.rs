@@ -136,7 +136,7 @@ pub fn rasterize_with(
                 verts[t[1] as usize],
                 verts[t[2] as usize],
             ];
-            match setup::Triangle::new(tri, view.width, view.height) {
+            match setup::Triangle::setup(tri, view.width, view.height) {
                 setup::Setup::Visible(tri) => {
                     traversal::traverse(&tri, o.id, view.width, traversal, &mut out)
                 }

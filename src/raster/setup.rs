@@ -93,6 +93,7 @@ pub(crate) struct Triangle {
 
 /// The outcome of setup.
 #[derive(Debug, Clone, Copy)]
+#[allow(clippy::large_enum_variant)] // consumed at once on the stack; boxing would cost a heap allocation per triangle
 pub(crate) enum Setup {
     /// Covers at least one pixel centre's bounding box.
     Visible(Triangle),
@@ -104,10 +105,10 @@ pub(crate) enum Setup {
 
 impl Triangle {
     /// Set up triangle `t` for an image of `width × height` pixels.
-    pub fn new(t: [Vertex; 3], width: u32, height: u32) -> Setup {
+    pub fn setup(t: [Vertex; 3], width: u32, height: u32) -> Setup {
         let [a, mut b, mut c] = t;
         let area = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
-        if !area.is_finite() || !(a.z.is_finite() && b.z.is_finite() && c.z.is_finite()) {
+        if !(area.is_finite() && a.z.is_finite() && b.z.is_finite() && c.z.is_finite()) {
             return Setup::Outside;
         }
         if area == 0.0 {
@@ -178,7 +179,7 @@ mod tests {
     }
 
     fn tri(t: [Vertex; 3]) -> Triangle {
-        match Triangle::new(t, 16, 16) {
+        match Triangle::setup(t, 16, 16) {
             Setup::Visible(t) => t,
             other => panic!("not visible: {other:?}"),
         }
@@ -230,11 +231,11 @@ mod tests {
         let t = tri([v(0.0, 0.0), v(0.0, 8.0), v(8.0, 0.0)]);
         assert!(t.back);
         assert!(matches!(
-            Triangle::new([v(0.0, 0.0), v(1.0, 1.0), v(2.0, 2.0)], 4, 4),
+            Triangle::setup([v(0.0, 0.0), v(1.0, 1.0), v(2.0, 2.0)], 4, 4),
             Setup::EdgeOn
         ));
         assert!(matches!(
-            Triangle::new([v(-9.0, 0.0), v(-8.0, 0.0), v(-8.0, 2.0)], 4, 4),
+            Triangle::setup([v(-9.0, 0.0), v(-8.0, 0.0), v(-8.0, 2.0)], 4, 4),
             Setup::Outside
         ));
     }

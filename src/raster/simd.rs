@@ -11,14 +11,22 @@ use super::RawFragment;
 use crate::ldi::Fragment;
 
 /// One row of the bounding box, four centres per step.
-pub(crate) fn row(tri: &Triangle, py: f64, row: u32, tag: u32, out: &mut Vec<RawFragment>) {
+pub(crate) fn row(
+    tri: &Triangle,
+    py: f64,
+    x0: u32,
+    x1: u32,
+    row: u32,
+    tag: u32,
+    out: &mut Vec<RawFragment>,
+) {
     let pyv = f64x4::splat(py);
     let zero = f64x4::splat(0.0);
     // Per-edge row constants: dx * (py - y0), computed as the scalar path does.
     let rowc: [f64x4; 3] = tri.edges.map(|e| f64x4::splat(e.dx * (py - e.y0)));
     let lane = f64x4::from([0.5, 1.5, 2.5, 3.5]);
-    let mut x = tri.xmin;
-    while x <= tri.xmax {
+    let mut x = x0;
+    while x <= x1 {
         let pxv = f64x4::splat(f64::from(x)) + lane;
         let mut inside = f64x4::splat(f64::from_bits(u64::MAX));
         for (e, rc) in tri.edges.iter().zip(rowc) {
@@ -31,7 +39,7 @@ pub(crate) fn row(tri: &Triangle, py: f64, row: u32, tag: u32, out: &mut Vec<Raw
             inside &= m;
         }
         let mut mask = inside.move_mask() as u32;
-        let remaining = tri.xmax - x + 1;
+        let remaining = x1 - x + 1;
         if remaining < 4 {
             mask &= (1u32 << remaining) - 1;
         }
@@ -62,7 +70,7 @@ pub(crate) fn row(tri: &Triangle, py: f64, row: u32, tag: u32, out: &mut Vec<Raw
 #[cfg(test)]
 mod tests {
     use super::super::setup::{Setup, Triangle, Vertex};
-    use super::super::traversal::row_scalar;
+    use super::super::traversal::{row_scalar, row_span};
     use super::*;
 
     #[test]
@@ -81,12 +89,18 @@ mod tests {
                 z: rnd(),
             };
             let t = [vtx(), vtx(), vtx()];
-            if let Setup::Visible(tri) = Triangle::new(t, 32, 32) {
+            if let Setup::Visible(tri) = Triangle::setup(t, 32, 32) {
                 for y in tri.ymin..=tri.ymax {
                     let py = f64::from(y) + 0.5;
                     let (mut a, mut b) = (Vec::new(), Vec::new());
-                    row(&tri, py, y * 32, 2, &mut a);
-                    row_scalar(&tri, py, y * 32, 2, &mut b);
+                    // Full bounding-box rows and the bounded spans give the same fragments.
+                    let mut c = Vec::new();
+                    row(&tri, py, tri.xmin, tri.xmax, y * 32, 2, &mut a);
+                    row_scalar(&tri, py, tri.xmin, tri.xmax, y * 32, 2, &mut b);
+                    if let Some((x0, x1)) = row_span(&tri, py) {
+                        row(&tri, py, x0, x1, y * 32, 2, &mut c);
+                    }
+                    assert_eq!(a.len(), c.len(), "span dropped a centre");
                     assert_eq!(a.len(), b.len());
                     for (p, q) in a.iter().zip(&b) {
                         assert_eq!(p.pixel, q.pixel);
