@@ -15,7 +15,7 @@ cd "$ROOT"
 
 [[ -d "$HOME/.cargo/bin" ]] && export PATH="$HOME/.cargo/bin:$PATH"
 export PATH="$ROOT/node_modules/.bin:$PATH" # wasm-opt (binaryen)
-export TRUNK_SKIP_VERSION_CHECK=1            # no update check: the network is closed
+export TRUNK_SKIP_VERSION_CHECK=true            # no update check (the network is closed); "true", not "1"
 
 echo "serve: + trunk serve $*"
 exec trunk serve "$@"

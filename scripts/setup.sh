@@ -17,6 +17,7 @@ cd "$ROOT"
 
 TRUNK_VERSION=0.21.14
 WASM_BINDGEN_VERSION=0.2.130
+CARGO_FUZZ_VERSION=0.13.2
 APT_PACKAGES=(
   chromium chromium-driver # headless browser tests (tests/browser, wasm-bindgen-test)
   fonts-dejavu-core        # text in headless screenshots
@@ -109,7 +110,7 @@ step_tools() {
   if cargo fuzz --version >/dev/null 2>&1; then
     say "tools: $(cargo fuzz --version) present"
   else
-    run cargo install cargo-fuzz --locked
+    run cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
   fi
 }
 

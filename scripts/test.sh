@@ -18,7 +18,7 @@ cd "$ROOT"
 
 [[ -d "$HOME/.cargo/bin" ]] && export PATH="$HOME/.cargo/bin:$PATH"
 export PATH="$ROOT/node_modules/.bin:$PATH" # wasm-opt (binaryen) for trunk --release
-export TRUNK_SKIP_VERSION_CHECK=1            # no update check: the network is closed
+export TRUNK_SKIP_VERSION_CHECK=true            # no update check (the network is closed); "true", not "1"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-auto}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-15}"
 
@@ -90,7 +90,7 @@ section test "cargo test (native: lib, bins, integration tests, doctests)"
 run cargo test
 
 section test-scalar "cargo test, scalar rasteriser (--features scalar)"
-run cargo test --features scalar --test analytic
+run cargo test --features scalar --test analytic --test scenes
 
 section test-benches "benches, once each in test mode"
 run cargo test --benches

@@ -1,7 +1,7 @@
 // Placeholder page for the ldiclash viewer.
 //
-// Trunk's loader (injected at the end of <body>) instantiates the wasm, sets
-// `window.wasmBindings` and fires `TrunkApplicationStarted`. This module waits for that, shows
+// Trunk's loader (injected where index.html has its `rel="rust"` link) instantiates the wasm,
+// sets `window.wasmBindings` and fires `TrunkApplicationStarted`. This module waits for that, shows
 // the crate version from the wasm `version()`, and puts every failure in the visible #error
 // panel: a failed fetch or instantiation (via web/initializer.mjs), uncaught errors, rejected
 // promises, and a loader that never finishes.
@@ -14,9 +14,10 @@ let settled = false;
 
 function describe(reason) {
   if (reason instanceof Error) {
-    return reason.stack && !reason.stack.startsWith(reason.message)
-      ? `${reason.message}\n${reason.stack}`
-      : reason.stack || `${reason.name}: ${reason.message}`;
+    const head = `${reason.name}: ${reason.message}`;
+    if (!reason.stack) return head;
+    // V8's stack starts with the message; Firefox's and Safari's do not.
+    return reason.stack.includes(reason.message) ? reason.stack : `${head}\n${reason.stack}`;
   }
   return String(reason);
 }
@@ -52,10 +53,17 @@ function started(event) {
   }
 }
 
-addEventListener("TrunkApplicationStarted", started, { once: true });
-addEventListener("ldiclash:load-failed", (event) =>
-  showError("Loading the WebAssembly module failed", event.detail),
-);
+const loadFailed = (reason) => showError("Loading the WebAssembly module failed", reason);
+
+// The loader may have finished before this module ran: then its state is already there.
+if (window.ldiclashLoadFailure !== undefined) {
+  loadFailed(window.ldiclashLoadFailure);
+} else if (window.wasmBindings !== undefined) {
+  started({ detail: {} });
+} else {
+  addEventListener("TrunkApplicationStarted", started, { once: true });
+  addEventListener("ldiclash:load-failed", (event) => loadFailed(event.detail), { once: true });
+}
 addEventListener("error", (event) =>
   showError("Uncaught error", event.error ?? event.message),
 );

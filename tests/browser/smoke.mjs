@@ -143,7 +143,7 @@ const tests = [
         }
         if (problems.length) throw new Error(`the page reported errors:\n${problems.join("\n")}`);
         if (opts.screenshot) {
-          await page.setViewportSize({ width: 1000, height: 520 });
+          await page.setViewportSize({ width: 900, height: 360 });
           await page.screenshot({ path: opts.screenshot, fullPage: true });
           console.log(`  screenshot: ${opts.screenshot}`);
         }
@@ -180,10 +180,12 @@ const tests = [
 async function main() {
   if (!existsSync(path.join(DIST, "index.html"))) {
     console.error(`smoke: ${DIST}/index.html is missing; run \`trunk build --release\` first`);
+    console.log("0 passed, 1 failed");
     process.exit(2);
   }
   if (!existsSync(CHROMIUM)) {
     console.error(`smoke: ${CHROMIUM} is missing; run scripts/setup.sh (apt-get install chromium)`);
+    console.log("0 passed, 1 failed");
     process.exit(2);
   }
 
