@@ -9,7 +9,7 @@ pub mod io;
 pub mod shapes;
 mod validate;
 
-pub use io::{load_mesh, Format, LoadedMesh, MeshLoadError, Units};
+pub use io::{load_format, load_mesh, sniff, Format, LoadedMesh, MeshLoadError, Units};
 pub use validate::{validate, Validation};
 
 use glam::Vec3;

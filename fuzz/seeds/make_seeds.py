@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Writes the tiny seed inputs under fuzz/seeds/<target>/ (a unit cube per format, plus a
+few variants). Run from anywhere: python3 fuzz/seeds/make_seeds.py"""
+import base64, io, json, os, struct, zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+C = [((i & 1), (i >> 1) & 1, (i >> 2) & 1) for i in range(8)]
+Q = [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)]
+T = [t for q in Q for t in ((q[0], q[1], q[2]), (q[0], q[2], q[3]))]
+
+
+def write(target, name, data):
+    os.makedirs(os.path.join(HERE, target), exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(HERE, target, name), "wb") as f:
+        f.write(data)
+
+
+def stl_binary(header=b"cube"):
+    b = header.ljust(80, b" ") + struct.pack("<I", len(T))
+    for t in T:
+        b += struct.pack("<3f", 0, 0, 0)
+        for i in t:
+            b += struct.pack("<3f", *C[i])
+        b += b"\0\0"
+    return b
+
+
+def stl_ascii():
+    s = "solid cube\n"
+    for t in T:
+        s += "facet normal 0 0 0\nouter loop\n"
+        s += "".join("vertex %g %g %g\n" % C[i] for i in t)
+        s += "endloop\nendfacet\n"
+    return s + "endsolid cube\n"
+
+
+def obj():
+    s = "mtllib m.mtl\no cube\n" + "".join("v %g %g %g\n" % c for c in C) + "vt 0 0\nvn 0 0 1\n"
+    s += "".join("f %d/1/1 %d//1 %d %d\n" % tuple(i + 1 for i in q) for q in Q[:3])
+    s += "g rest\n" + "".join("f -%d -%d -%d -%d\n" % tuple(8 - i for i in q) for q in Q[3:])
+    return s + "l 1 2 3\np 1\n"
+
+
+def ply_ascii():
+    s = ("ply\nformat ascii 1.0\nelement vertex 8\nproperty float x\nproperty float y\n"
+         "property float z\nelement face 6\nproperty list uchar int vertex_indices\nend_header\n")
+    s += "".join("%g %g %g\n" % c for c in C)
+    return s + "".join("4 %d %d %d %d\n" % q for q in Q)
+
+
+def ply_binary(endian):
+    order = "<" if endian == "little" else ">"
+    b = ("ply\nformat binary_%s_endian 1.0\nelement vertex 8\nproperty double x\n"
+         "property double y\nproperty double z\nelement face 6\n"
+         "property list uchar ushort vertex_index\nend_header\n" % endian).encode()
+    for c in C:
+        b += struct.pack(order + "3d", *c)
+    for q in Q:
+        b += struct.pack(order + "B4H", 4, *q)
+    return b
+
+
+def off(header="OFF\n8 6 12\n", color=""):
+    return header + "".join("%g %g %g%s\n" % (c + (color,)) for c in C) + \
+        "".join("4 %d %d %d %d\n" % q for q in Q)
+
+
+def gltf_parts(uri, nodes='[{"mesh":0}]'):
+    buf = b"".join(struct.pack("<3f", *c) for c in C) + b"".join(struct.pack("<3H", *t) for t in T)
+    doc = {
+        "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+        "nodes": json.loads(nodes),
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+        "buffers": [dict({"byteLength": len(buf)}, **({"uri": uri(buf)} if uri else {}))],
+        "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 96},
+                        {"buffer": 0, "byteOffset": 96, "byteLength": 72}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 8, "type": "VEC3",
+                       "min": [0, 0, 0], "max": [1, 1, 1]},
+                      {"bufferView": 1, "componentType": 5123, "count": 36, "type": "SCALAR"}],
+    }
+    return json.dumps(doc, separators=(",", ":")), buf
+
+
+def gltf(nodes='[{"mesh":0}]'):
+    return gltf_parts(lambda b: "data:application/octet-stream;base64," +
+                      base64.b64encode(b).decode(), nodes)[0]
+
+
+def glb():
+    j, buf = gltf_parts(None)
+    j = j.encode()
+    j += b" " * (-len(j) % 4)
+    buf += b"\0" * (-len(buf) % 4)
+    total = 12 + 8 + len(j) + 8 + len(buf)
+    return (b"glTF" + struct.pack("<II", 2, total) + struct.pack("<I", len(j)) + b"JSON" + j +
+            struct.pack("<I", len(buf)) + b"BIN\0" + buf)
+
+
+def threemf(compression, transform=""):
+    model = ('<?xml version="1.0" encoding="UTF-8"?>\n<model unit="millimeter" '
+             'xmlns="http://schemas.microsoft.com/3dmanufacturing/core/2015/02"><resources>'
+             '<object id="1" type="model"><mesh><vertices>' +
+             "".join('<vertex x="%g" y="%g" z="%g"/>' % c for c in C) +
+             "</vertices><triangles>" +
+             "".join('<triangle v1="%d" v2="%d" v3="%d"/>' % t for t in T) +
+             '</triangles></mesh></object><object id="2" type="model"><components>'
+             '<component objectid="1"%s/></components></object></resources>'
+             '<build><item objectid="2"/></build></model>' % transform)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression) as z:
+        z.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types/>')
+        z.writestr("3D/3dmodel.model", model)
+    return out.getvalue()
+
+
+write("fuzz_stl", "cube_binary.stl", stl_binary())
+write("fuzz_stl", "cube_solid_header.stl", stl_binary(b"solid but binary"))
+write("fuzz_stl", "cube_ascii.stl", stl_ascii())
+write("fuzz_obj", "cube.obj", obj())
+write("fuzz_ply", "cube_ascii.ply", ply_ascii())
+write("fuzz_ply", "cube_le.ply", ply_binary("little"))
+write("fuzz_ply", "cube_be.ply", ply_binary("big"))
+write("fuzz_off", "cube.off", off())
+write("fuzz_off", "cube_coff.off", off("COFF 8 6 0\n", " 255 0 0 255"))
+write("fuzz_gltf", "cube.gltf", gltf())
+write("fuzz_gltf", "cube_nodes.gltf",
+      gltf('[{"children":[1],"scale":[2,2,-2]},{"mesh":0,"translation":[1,0,0]}]'))
+write("fuzz_glb", "cube.glb", glb())
+write("fuzz_3mf", "cube_stored.3mf", threemf(zipfile.ZIP_STORED, ' transform="1 0 0 0 1 0 0 0 1 5 0 0"'))
+write("fuzz_3mf", "cube_deflated.3mf", threemf(zipfile.ZIP_DEFLATED))
