@@ -75,14 +75,22 @@ fn row(name: &str, scene: &Scene, runs: usize) {
     let (t_ldi, report) = time(runs, || {
         check(scene, &opts).unwrap_or_else(|e| panic!("{e}"))
     });
+    let pairs_only = CheckOptions {
+        self_check: false,
+        ..CheckOptions::default()
+    };
+    let (t_pairs, _) = time(runs, || {
+        check(scene, &pairs_only).unwrap_or_else(|e| panic!("{e}"))
+    });
     let (t_build, meshes) = time(runs, || parry_meshes(scene));
     let (t_query, hits) = time(runs, || parry_pairs(&meshes));
     let frame = t_build + t_query;
     println!(
-        "| {name} | {} | {} | {t_ldi:.1} | {t_build:.1} | {t_query:.1} | {frame:.1} | {:.2}× | {} / {} |",
+        "| {name} | {} | {} | {t_ldi:.1} | {t_pairs:.1} | {t_build:.1} | {t_query:.1} | {frame:.1} | {:.2}× | {:.2}× | {} / {} |",
         scene.objects.len(),
         scene.triangle_count(),
         frame / t_ldi,
+        frame / t_pairs,
         report.pairs.len(),
         hits.len(),
     );
@@ -98,8 +106,8 @@ fn main() {
         ldiclash::VERSION
     );
     println!();
-    println!("| scene | objects | triangles | ldiclash check | parry build | parry query | parry per deforming frame | ratio (parry frame / ldiclash) | pairs ldiclash / parry |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("| scene | objects | triangles | ldiclash check (auto) | ldiclash pairs only (--no-self) | parry build | parry query | parry per deforming frame | parry frame / ldiclash auto | parry frame / ldiclash pairs only | colliding pairs ldiclash / parry |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let mut dirs: Vec<_> = std::fs::read_dir(&data)
         .map(|d| {
@@ -123,13 +131,18 @@ fn main() {
             .unwrap_or_default();
         row(&name, &scene, runs);
     }
-    let mut big = Scene::new();
-    let a = uv_sphere(Vec3::ZERO, 1.0, 708, 354);
-    let b = uv_sphere(Vec3::new(1.2, 0.3, 0.1), 1.0, 708, 354);
-    let id = glam::DMat4::IDENTITY;
-    big.add("sphere_a", a.into(), Units::Unknown, id)
-        .unwrap_or_else(|e| panic!("{e}"));
-    big.add("sphere_b", b.into(), Units::Unknown, id)
-        .unwrap_or_else(|e| panic!("{e}"));
-    row("1M-triangle sphere pair", &big, if quick { 1 } else { 3 });
+    for (label, segments) in [
+        ("100k-triangle sphere pair", 224u32),
+        ("1M-triangle sphere pair", 708),
+    ] {
+        let mut big = Scene::new();
+        let a = uv_sphere(Vec3::ZERO, 1.0, segments, segments / 2);
+        let b = uv_sphere(Vec3::new(1.2, 0.3, 0.1), 1.0, segments, segments / 2);
+        let id = glam::DMat4::IDENTITY;
+        big.add("sphere_a", a.into(), Units::Unknown, id)
+            .unwrap_or_else(|e| panic!("{e}"));
+        big.add("sphere_b", b.into(), Units::Unknown, id)
+            .unwrap_or_else(|e| panic!("{e}"));
+        row(label, &big, if quick { 1 } else { 3 });
+    }
 }

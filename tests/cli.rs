@@ -81,6 +81,26 @@ fn mesh_files_are_objects_named_after_the_file() {
 }
 
 #[test]
+fn no_self_skips_the_self_collision_check() {
+    let scene = data("gripper_parts/scene.json");
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["check", scene.to_str().unwrap_or(""), "--json"];
+        args.extend_from_slice(extra);
+        serde_json::from_slice(&ldiclash(&args).stdout).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let with = run(&[]);
+    let without = run(&["--no-self"]);
+    assert_eq!(
+        with["self"].as_array().map(Vec::len),
+        Some(1),
+        "the FMF part overlaps itself"
+    );
+    assert_eq!(without["self"].as_array().map(Vec::len), Some(0));
+    assert_eq!(with["pairs"], without["pairs"]);
+    assert_eq!(without["stats"]["ldis"], 1);
+}
+
+#[test]
 fn table_output_is_readable() {
     let scene = data("bunny_pair/scene.json");
     let out = ldiclash(&["check", scene.to_str().unwrap_or("")]);

@@ -1,7 +1,7 @@
 //! `ldiclash`: the native command-line checker.
 //!
 //! `ldiclash check INPUT... [--resolution N] [--axes x,y,z|auto] [--mode auto|volume|surface|self|exact]
-//! [--epsilon E] [--json]` — INPUT is mesh files (placed as in the file) or scene files
+//! [--epsilon E] [--no-self] [--json]` — INPUT is mesh files (placed as in the file) or scene files
 //! (`*.json`, the format of `shared/data/*/scene.json`). Exit code 0 when the check ran
 //! (collisions or not), 2 with a message on stderr for bad input.
 
@@ -46,6 +46,9 @@ enum Command {
         /// Contact tolerance in file units (default: one pixel of each region).
         #[arg(long, allow_negative_numbers = true)]
         epsilon: Option<f64>,
+        /// In auto mode, skip the self-collision check of closed objects.
+        #[arg(long)]
+        no_self: bool,
         /// Print one JSON object on stdout instead of a table.
         #[arg(long)]
         json: bool,
@@ -77,6 +80,7 @@ fn run(cli: Cli) -> Result<(), String> {
         axes,
         mode,
         epsilon,
+        no_self,
         json,
     } = cli.command;
     let opts = CheckOptions {
@@ -84,6 +88,7 @@ fn run(cli: Cli) -> Result<(), String> {
         resolution,
         axes: axes.parse::<Axes>()?,
         epsilon,
+        self_check: !no_self,
     };
     let t0 = ldiclash::clock::now_ms();
     let scene = load_inputs(&inputs)?;

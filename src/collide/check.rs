@@ -138,6 +138,8 @@ pub struct CheckOptions {
     pub axes: Axes,
     /// Contact tolerance in world (file) units; default one pixel of the region.
     pub epsilon: Option<f64>,
+    /// In `auto` mode, also check each closed object for self-collision (default true).
+    pub self_check: bool,
 }
 
 impl Default for CheckOptions {
@@ -147,6 +149,7 @@ impl Default for CheckOptions {
             resolution: 256,
             axes: Axes::Auto,
             epsilon: None,
+            self_check: true,
         }
     }
 }
@@ -331,7 +334,7 @@ pub fn check_with_progress(
     );
 
     // Self-collision.
-    if matches!(opts.mode, Mode::Auto | Mode::SelfOnly) {
+    if opts.mode == Mode::SelfOnly || (opts.mode == Mode::Auto && opts.self_check) {
         let ts = now_ms();
         let n = scene.objects.len();
         for (k, o) in scene.objects.iter().enumerate() {
