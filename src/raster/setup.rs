@@ -12,6 +12,27 @@ use crate::ldi::LdiView;
 /// Sub-pixel steps per pixel.
 const SUBPIXEL: f64 = 256.0;
 
+/// `floor` without a libm call (baseline x86-64 has no `roundsd`). Exact for |x| < 2^52;
+/// larger values are integers already. NaN stays NaN.
+#[inline]
+pub(crate) fn floor(x: f64) -> f64 {
+    if x.abs() >= 4_503_599_627_370_496.0 || x.is_nan() {
+        return x;
+    }
+    let t = x as i64 as f64;
+    if t > x {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
+/// `ceil` without a libm call, see [`floor`].
+#[inline]
+pub(crate) fn ceil(x: f64) -> f64 {
+    -floor(-x)
+}
+
 /// A projected vertex: pixel coordinates (snapped) and normalised depth.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Vertex {
@@ -27,8 +48,9 @@ pub(crate) fn project_vertices(view: &LdiView, positions: &[Vec3]) -> Vec<Vertex
         .map(|p| {
             let q = view.project(p.as_dvec3());
             Vertex {
-                x: (q.x * SUBPIXEL).round() / SUBPIXEL,
-                y: (q.y * SUBPIXEL).round() / SUBPIXEL,
+                // Round half up to the sub-pixel grid.
+                x: floor(q.x * SUBPIXEL + 0.5) / SUBPIXEL,
+                y: floor(q.y * SUBPIXEL + 0.5) / SUBPIXEL,
                 z: q.z,
             }
         })
@@ -119,8 +141,8 @@ impl Triangle {
         let hi_x = a.x.max(b.x).max(c.x);
         let lo_y = a.y.min(b.y).min(c.y);
         let hi_y = a.y.max(b.y).max(c.y);
-        let first = |lo: f64| (lo - 0.5).ceil().max(0.0);
-        let last = |hi: f64, n: u32| (hi - 0.5).floor().min(f64::from(n) - 1.0);
+        let first = |lo: f64| ceil(lo - 0.5).max(0.0);
+        let last = |hi: f64, n: u32| floor(hi - 0.5).min(f64::from(n) - 1.0);
         let (x0, x1) = (first(lo_x), last(hi_x, width));
         let (y0, y1) = (first(lo_y), last(hi_y, height));
         if x0 > x1 || y0 > y1 {
@@ -205,6 +227,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn fast_floor_and_ceil_match_std() {
+        for x in [
+            -2.5,
+            -2.0,
+            -1.5,
+            -0.5,
+            -0.0,
+            0.0,
+            0.25,
+            0.5,
+            1.0,
+            1.75,
+            1e15 + 0.5,
+            -1e15 - 0.5,
+            1e300,
+            f64::INFINITY,
+        ] {
+            assert_eq!(floor(x), x.floor(), "{x}");
+            assert_eq!(ceil(x), x.ceil(), "{x}");
+        }
+        assert!(floor(f64::NAN).is_nan());
     }
 
     #[test]

@@ -14,6 +14,22 @@ pub(crate) fn traverse(
     out: &mut Vec<RawFragment>,
 ) {
     let tag = id << 1 | u32::from(tri.back);
+    // Tiny triangles (the common case in dense meshes): test their few centres directly. The
+    // scalar test is the same arithmetic as the SIMD lanes, so the output is identical.
+    if tri.xmax - tri.xmin < 2 {
+        for y in tri.ymin..=tri.ymax {
+            row_scalar(
+                tri,
+                f64::from(y) + 0.5,
+                tri.xmin,
+                tri.xmax,
+                y * width,
+                tag,
+                out,
+            );
+        }
+        return;
+    }
     for y in tri.ymin..=tri.ymax {
         let py = f64::from(y) + 0.5;
         let Some((x0, x1)) = row_span(tri, py) else {
@@ -53,8 +69,8 @@ pub(crate) fn row_span(tri: &Triangle, py: f64) -> Option<(u32, u32)> {
     if lo.is_nan() || hi.is_nan() || lo > hi + 2.0 {
         return None;
     }
-    let x0 = ((lo - 0.5).floor() - 1.0).max(f64::from(tri.xmin));
-    let x1 = ((hi - 0.5).ceil() + 1.0).min(f64::from(tri.xmax));
+    let x0 = (super::setup::floor(lo - 0.5) - 1.0).max(f64::from(tri.xmin));
+    let x1 = (super::setup::ceil(hi - 0.5) + 1.0).min(f64::from(tri.xmax));
     (x0 <= x1).then_some((x0 as u32, x1 as u32))
 }
 
