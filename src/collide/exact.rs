@@ -250,6 +250,27 @@ impl ExactContact {
     pub fn collides(&self) -> bool {
         self.intersecting > 0 || self.contained
     }
+
+    /// Count one tested triangle pair (boxes `ba`, `bb`) and grow the contact box `lo..hi`.
+    fn record(&mut self, r: TriTri, ba: &Region, bb: &Region, lo: &mut Vec3, hi: &mut Vec3) {
+        self.tested += 1;
+        match r {
+            TriTri::Disjoint => {}
+            TriTri::Segment(s) => {
+                self.intersecting += 1;
+                self.segment_length += s[0].distance(s[1]);
+                for p in s {
+                    *lo = lo.min(p.as_vec3());
+                    *hi = hi.max(p.as_vec3());
+                }
+            }
+            TriTri::Coplanar => {
+                self.intersecting += 1;
+                *lo = lo.min(ba.min.max(bb.min));
+                *hi = hi.max(ba.max.min(bb.max));
+            }
+        }
+    }
 }
 
 /// Boxes of the triangles of `m` that touch `region`, with their indices.
@@ -294,27 +315,16 @@ pub fn mesh_contact(a: &Mesh, b: &Mesh, closed: (bool, bool), first_only: bool) 
             if !bxa.overlaps(bxb) {
                 continue;
             }
-            out.tested += 1;
-            let r = tri_tri_intersection(
-                a.corners(*ia).map(|v| v.as_dvec3()),
-                b.corners(*ib).map(|v| v.as_dvec3()),
+            out.record(
+                tri_tri_intersection(
+                    a.corners(*ia).map(|v| v.as_dvec3()),
+                    b.corners(*ib).map(|v| v.as_dvec3()),
+                ),
+                bxa,
+                bxb,
+                &mut lo,
+                &mut hi,
             );
-            match r {
-                TriTri::Disjoint => {}
-                TriTri::Segment(s) => {
-                    out.intersecting += 1;
-                    out.segment_length += s[0].distance(s[1]);
-                    for p in s {
-                        lo = lo.min(p.as_vec3());
-                        hi = hi.max(p.as_vec3());
-                    }
-                }
-                TriTri::Coplanar => {
-                    out.intersecting += 1;
-                    lo = lo.min(bxa.min.max(bxb.min));
-                    hi = hi.max(bxa.max.min(bxb.max));
-                }
-            }
             if first_only && out.intersecting > 0 {
                 break 'outer;
             }
@@ -350,26 +360,16 @@ pub fn mesh_self_contact(m: &Mesh) -> ExactContact {
             if !bi.overlaps(bj) || ti.iter().any(|v| tj.contains(v)) {
                 continue;
             }
-            out.tested += 1;
-            match tri_tri_intersection(
-                m.corners(*i).map(|v| v.as_dvec3()),
-                m.corners(*j).map(|v| v.as_dvec3()),
-            ) {
-                TriTri::Disjoint => {}
-                TriTri::Segment(s) => {
-                    out.intersecting += 1;
-                    out.segment_length += s[0].distance(s[1]);
-                    for p in s {
-                        lo = lo.min(p.as_vec3());
-                        hi = hi.max(p.as_vec3());
-                    }
-                }
-                TriTri::Coplanar => {
-                    out.intersecting += 1;
-                    lo = lo.min(bi.min.max(bj.min));
-                    hi = hi.max(bi.max.min(bj.max));
-                }
-            }
+            out.record(
+                tri_tri_intersection(
+                    m.corners(*i).map(|v| v.as_dvec3()),
+                    m.corners(*j).map(|v| v.as_dvec3()),
+                ),
+                bi,
+                bj,
+                &mut lo,
+                &mut hi,
+            );
         }
     }
     if out.intersecting > 0 {
