@@ -10,7 +10,7 @@ use glam::Vec3;
 use crate::ldi::LdiView;
 
 /// Sub-pixel steps per pixel.
-const SUBPIXEL: f64 = 256.0;
+pub(crate) const SUBPIXEL: f64 = 256.0;
 
 /// A projected vertex: pixel coordinates (snapped) and normalised depth.
 #[derive(Debug, Clone, Copy, PartialEq)]
