@@ -52,7 +52,9 @@ fn ctx() -> Option<&'static GpuContext> {
                 Some(c)
             }
             Err(e) => {
-                eprintln!("SKIPPED: no GPU adapter ({e}); GPU tests need lavapipe (mesa-vulkan-drivers)");
+                eprintln!(
+                    "SKIPPED: no GPU adapter ({e}); GPU tests need lavapipe (mesa-vulkan-drivers)"
+                );
                 None
             }
         }
@@ -91,13 +93,20 @@ static SWAPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0
 /// Assert GPU == CPU (see the module docs); returns the fragment count.
 fn assert_same_ldi(cpu: &Ldi, gpu: &Ldi, what: &str) -> usize {
     assert_eq!((cpu.width, cpu.height), (gpu.width, gpu.height), "{what}");
-    assert_eq!(cpu.fragment_count(), gpu.fragment_count(), "{what}: fragment count");
+    assert_eq!(
+        cpu.fragment_count(),
+        gpu.fragment_count(),
+        "{what}: fragment count"
+    );
     for p in 0..cpu.pixel_count() {
         let (a, b) = (cpu.pixel(p), gpu.pixel(p));
         assert_eq!(a.len(), b.len(), "{what}: pixel {p} count");
         let tol = |d: f32| 1e-6 * d.abs().max(1.0);
         for (f, g) in a.iter().zip(b) {
-            MAX_DIFF.fetch_max((f.depth - g.depth).abs().to_bits(), std::sync::atomic::Ordering::Relaxed);
+            MAX_DIFF.fetch_max(
+                (f.depth - g.depth).abs().to_bits(),
+                std::sync::atomic::Ordering::Relaxed,
+            );
             if f.tag != g.tag {
                 SWAPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
@@ -248,7 +257,12 @@ fn shared_scenes_ldi_equals_cpu() {
     if ctx().is_none() {
         return;
     }
-    for dir in ["bunny_pair", "gripper_parts", "kuka_zero_pose", "kuka_folded"] {
+    for dir in [
+        "bunny_pair",
+        "gripper_parts",
+        "kuka_zero_pose",
+        "kuka_folded",
+    ] {
         let scene = common::load_scene(dir);
         let meshes: Vec<Mesh> = scene.objects.iter().map(|o| o.world().clone()).collect();
         for axis in [Axis::X, Axis::Y, Axis::Z] {
@@ -283,7 +297,10 @@ fn gpu_analyses_equal_cpu_analyses() {
         ("plane stack", vec![plane_stack(10, 4000, 1.0, 0.04)]),
     ];
     for (name, meshes) in &cases {
-        for d in [ViewDesc::Axis(Axis::Z), ViewDesc::Direction(Vec3::new(0.2, 0.9, -0.4))] {
+        for d in [
+            ViewDesc::Axis(Axis::Z),
+            ViewDesc::Direction(Vec3::new(0.2, 0.9, -0.4)),
+        ] {
             let view = view_of(meshes, d, 100);
             let objs = objects(meshes);
             let (ldi, _) = rasterize(&view, &objs).unwrap();
@@ -308,10 +325,17 @@ fn gpu_analyses_equal_cpu_analyses() {
                 for (c, g) in cpu.iter().zip(&out.volume) {
                     assert_eq!((c.a, c.b), (g.a, g.b), "{what}");
                     let v = view.world_depth(g.length) * view.pixel_area();
-                    assert!((v - c.volume).abs() <= 1e-3 * c.volume, "{what}: {v} vs {}", c.volume);
+                    assert!(
+                        (v - c.volume).abs() <= 1e-3 * c.volume,
+                        "{what}: {v} vs {}",
+                        c.volume
+                    );
                     assert_eq!(c.pixels, g.pixels, "{what}: volume pixels");
                     let depth = view.world_depth(f64::from(g.deepest));
-                    assert!((depth - c.depth).abs() <= 1e-5 * c.depth.max(1.0), "{what}: depth");
+                    assert!(
+                        (depth - c.depth).abs() <= 1e-5 * c.depth.max(1.0),
+                        "{what}: depth"
+                    );
                 }
                 // Surface contacts and the mask.
                 let cpu = surface_contacts(&ldi, &view, eps);
@@ -320,22 +344,41 @@ fn gpu_analyses_equal_cpu_analyses() {
                 for (c, g) in cpu.iter().zip(&out.surface) {
                     assert_eq!((c.a, c.b), (g.a, g.b), "{what}");
                     let px = c.pixels as f64;
-                    assert!((g.pixels as f64 - px).abs() <= 0.01 * px + 2.0, "{what}: contact pixels {} vs {px}", g.pixels);
+                    assert!(
+                        (g.pixels as f64 - px).abs() <= 0.01 * px + 2.0,
+                        "{what}: contact pixels {} vs {px}",
+                        g.pixels
+                    );
                     for &p in &c.mask {
                         cpu_mask[p as usize / 32] |= 1 << (p % 32);
                     }
                 }
                 let gpu_mask = out.mask.clone().unwrap();
-                let differ: u32 = cpu_mask.iter().zip(&gpu_mask).map(|(a, b)| (a ^ b).count_ones()).sum();
+                let differ: u32 = cpu_mask
+                    .iter()
+                    .zip(&gpu_mask)
+                    .map(|(a, b)| (a ^ b).count_ones())
+                    .sum();
                 let set: u32 = cpu_mask.iter().map(|a| a.count_ones()).sum();
-                assert!(differ as f64 <= 0.01 * f64::from(set) + 2.0, "{what}: mask differs in {differ} of {set}");
+                assert!(
+                    differ as f64 <= 0.01 * f64::from(set) + 2.0,
+                    "{what}: mask differs in {differ} of {set}"
+                );
                 // Self-collision of object 0.
                 let cs = self_intersections(&ldi, &view, 0);
                 let gs = out.self_intersection.unwrap();
                 let gv = view.world_depth(gs.length) * view.pixel_area();
-                assert!((gv - cs.volume).abs() <= 1e-3 * cs.volume.max(1e-12), "{what}: self {gv} vs {}", cs.volume);
+                assert!(
+                    (gv - cs.volume).abs() <= 1e-3 * cs.volume.max(1e-12),
+                    "{what}: self {gv} vs {}",
+                    cs.volume
+                );
                 assert_eq!(cs.pixels, gs.pixels, "{what}: self pixels");
-                assert_eq!(cs.depth_count, gs.max_count.saturating_sub(1), "{what}: self depth count");
+                assert_eq!(
+                    cs.depth_count,
+                    gs.max_count.saturating_sub(1),
+                    "{what}: self depth count"
+                );
                 assert_eq!(cs.unterminated, gs.unterminated, "{what}");
                 if *name == "plane stack" {
                     if let ViewDesc::Axis(Axis::Z) = d {
@@ -368,7 +411,17 @@ fn tiles_give_the_one_tile_result() {
         read_mask: true,
     };
     for method in [LdiMethod::FragmentList, LdiMethod::Peel] {
-        let one = block_on(run(ctx, &view, &objs, &LdiDesc { method, ..LdiDesc::default() }, &want)).unwrap();
+        let one = block_on(run(
+            ctx,
+            &view,
+            &objs,
+            &LdiDesc {
+                method,
+                ..LdiDesc::default()
+            },
+            &want,
+        ))
+        .unwrap();
         assert_eq!(one.stats.tiles, 1);
         let budget = 64 * 1024;
         let many = block_on(run(
@@ -384,7 +437,12 @@ fn tiles_give_the_one_tile_result() {
         ))
         .unwrap();
         assert!(many.stats.tiles >= 4, "{:?}", many.stats);
-        assert!(many.stats.bytes < one.stats.bytes, "{:?} vs {:?}", many.stats, one.stats);
+        assert!(
+            many.stats.bytes < one.stats.bytes,
+            "{:?} vs {:?}",
+            many.stats,
+            one.stats
+        );
         assert_eq!(many.stats.fragments, one.stats.fragments);
         let l1 = one.ldi.unwrap();
         let l2 = many.ldi.unwrap();
@@ -397,7 +455,17 @@ fn tiles_give_the_one_tile_result() {
         assert_eq!(one.mask, many.mask);
     }
     // A budget below one row is an error that says so, not a silent drop.
-    let e = block_on(run(ctx, &view, &objs, &LdiDesc { budget: Some(64), ..LdiDesc::default() }, &want)).unwrap_err();
+    let e = block_on(run(
+        ctx,
+        &view,
+        &objs,
+        &LdiDesc {
+            budget: Some(64),
+            ..LdiDesc::default()
+        },
+        &want,
+    ))
+    .unwrap_err();
     assert!(matches!(e, ldiclash::gpu::GpuError::Capacity { .. }), "{e}");
 }
 
@@ -428,7 +496,12 @@ fn reports_agree_with_the_cpu() {
             common::scene_of(vec![plane_stack(8, 4000, 1.0, 0.04)]),
         ),
     ];
-    for dir in ["bunny_pair", "gripper_parts", "kuka_zero_pose", "kuka_folded"] {
+    for dir in [
+        "bunny_pair",
+        "gripper_parts",
+        "kuka_zero_pose",
+        "kuka_folded",
+    ] {
         scenes.push((dir.into(), common::load_scene(dir)));
     }
     for (name, scene) in &scenes {
@@ -446,24 +519,47 @@ fn reports_agree_with_the_cpu() {
             let what = format!("{name} peel={peel}");
             assert_eq!(gpu.backend, "gpu");
             assert!(gpu.adapter.is_some());
-            assert_eq!(cpu.pairs.len(), gpu.pairs.len(), "{what}: {:?} vs {:?}", cpu.pairs, gpu.pairs);
+            assert_eq!(
+                cpu.pairs.len(),
+                gpu.pairs.len(),
+                "{what}: {:?} vs {:?}",
+                cpu.pairs,
+                gpu.pairs
+            );
             for (c, g) in cpu.pairs.iter().zip(&gpu.pairs) {
                 assert_eq!((&c.a, &c.b, c.kind), (&g.a, &g.b, g.kind), "{what}");
                 if let (Some(v), Some(w)) = (c.volume, g.volume) {
-                    assert!((v - w).abs() <= 1e-3 * v.abs().max(1e-12), "{what}: volume {v} vs {w}");
+                    assert!(
+                        (v - w).abs() <= 1e-3 * v.abs().max(1e-12),
+                        "{what}: volume {v} vs {w}"
+                    );
                 }
                 assert_eq!(c.axes, g.axes, "{what}");
             }
-            assert_eq!(cpu.self_collisions.len(), gpu.self_collisions.len(), "{what}: self");
+            assert_eq!(
+                cpu.self_collisions.len(),
+                gpu.self_collisions.len(),
+                "{what}: self"
+            );
             for (c, g) in cpu.self_collisions.iter().zip(&gpu.self_collisions) {
                 assert_eq!((&c.object, c.layers), (&g.object, g.layers), "{what}");
-                assert!((c.volume - g.volume).abs() <= 1e-3 * c.volume, "{what}: self volume");
+                assert!(
+                    (c.volume - g.volume).abs() <= 1e-3 * c.volume,
+                    "{what}: self volume"
+                );
             }
-            assert_eq!(cpu.stats.fragments, gpu.stats.fragments, "{what}: fragments");
+            assert_eq!(
+                cpu.stats.fragments, gpu.stats.fragments,
+                "{what}: fragments"
+            );
             let summary = gpu.gpu.unwrap();
             assert_eq!(summary.fragments, gpu.stats.fragments);
             assert_eq!(summary.method, if peel { "peel" } else { "fraglist" });
-            assert_eq!(summary.timings_ms.is_empty(), summary.fragments == 0, "{what}");
+            assert_eq!(
+                summary.timings_ms.is_empty(),
+                summary.fragments == 0,
+                "{what}"
+            );
         }
     }
 }

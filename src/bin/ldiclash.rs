@@ -13,8 +13,8 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 use glam::DMat4;
 use ldiclash::collide::{check_with_progress, Axes, Backend, CheckOptions, Mode, Progress};
-use ldiclash::report::Report;
 use ldiclash::mesh::load_mesh;
+use ldiclash::report::Report;
 use ldiclash::scene::{Scene, SceneFile};
 
 #[derive(Parser, Debug)]
@@ -147,8 +147,10 @@ fn run_check(scene: &Scene, opts: &CheckOptions, progress: Progress<'_>) -> Resu
                     backend: Backend::Cpu,
                     ..opts.clone()
                 };
-                let mut r = check_with_progress(scene, &cpu, progress).map_err(|e| e.to_string())?;
-                r.warnings.push(format!("--backend gpu: {e}; ran on the CPU instead"));
+                let mut r =
+                    check_with_progress(scene, &cpu, progress).map_err(|e| e.to_string())?;
+                r.warnings
+                    .push(format!("--backend gpu: {e}; ran on the CPU instead"));
                 Ok(r)
             }
         };

@@ -24,9 +24,9 @@ use super::exact::mesh_contact;
 use super::self_intersection::self_intersections;
 use super::surface::surface_contacts;
 use super::surface::PairContacts;
-use super::volume::{volume_overlaps, PairVolume};
 #[cfg(feature = "gpu")]
 use super::volume::world_box;
+use super::volume::{volume_overlaps, PairVolume};
 use crate::clock::now_ms;
 use crate::ldi::{Axis, LdiView, Region, ViewDesc, ViewError};
 use crate::raster::{rasterize, RasterError, RasterObject};
@@ -814,7 +814,17 @@ fn self_check(
     let (mut pixels, mut layers, mut depth, mut pixel_size) = (0u64, 0u32, 0.0f64, 0.0f64);
     for axis in axes {
         let r = analyse_region(
-            &[o], &region, axis, opts, false, true, engine, stats, gpu, t_ldi, t_analysis,
+            &[o],
+            &region,
+            axis,
+            opts,
+            false,
+            true,
+            engine,
+            stats,
+            gpu,
+            t_ldi,
+            t_analysis,
         )?;
         if let Some(s) = r.self_intersection {
             volumes.push(s.volume);

@@ -15,7 +15,9 @@ pub enum GpuInitError {
         reason: String,
     },
     /// The adapter's limit is below what the pipeline needs.
-    #[error("the GPU limit {name} is {have}, the LDI pipeline needs at least {need}; use --backend cpu")]
+    #[error(
+        "the GPU limit {name} is {have}, the LDI pipeline needs at least {need}; use --backend cpu"
+    )]
     MissingLimit {
         /// Limit name as in WebGPU (`maxStorageBuffersPerShaderStage`).
         name: &'static str,
@@ -63,7 +65,9 @@ pub enum GpuError {
         message: String,
     },
     /// More objects than the GPU analyses handle in one LDI.
-    #[error("the GPU analyses handle at most {max} objects per LDI, got {objects}; use --backend cpu")]
+    #[error(
+        "the GPU analyses handle at most {max} objects per LDI, got {objects}; use --backend cpu"
+    )]
     TooManyObjects {
         /// Objects asked for.
         objects: usize,

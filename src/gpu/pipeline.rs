@@ -354,9 +354,16 @@ pub async fn run(
     let surface_init: Vec<GpuPairAcc> = (0..MAX_OBJECTS * MAX_OBJECTS)
         .map(|_| GpuPairAcc::empty(true))
         .collect();
-    let volume_pairs = init_buffer(ctx, "GpuLdi::volume_pairs", bytemuck::cast_slice(&pair_init));
-    let surface_pairs =
-        init_buffer(ctx, "GpuLdi::surface_pairs", bytemuck::cast_slice(&surface_init));
+    let volume_pairs = init_buffer(
+        ctx,
+        "GpuLdi::volume_pairs",
+        bytemuck::cast_slice(&pair_init),
+    );
+    let surface_pairs = init_buffer(
+        ctx,
+        "GpuLdi::surface_pairs",
+        bytemuck::cast_slice(&surface_init),
+    );
     let mask_words = (u64::from(w) * u64::from(h)).div_ceil(32);
     let mask = if want.surface_eps.is_some() {
         buffer(ctx, "GpuLdi::mask", mask_words * 4)
@@ -404,13 +411,33 @@ pub async fn run(
             ctx.scoped("GpuLdi::sizing", || {
                 let mut enc = ctx.encoder("GpuLdi::sizing");
                 enc.clear_buffer(&counts, 0, None);
-                record_count(ctx, &mut enc, &tile, &vertex_buf, &index_buf, &ranges, &counts, timer.stamp("count"), &mut keep);
-                ctx.passes.scan.record_rows(&ctx.device, &mut enc, &counts, cw, bh, &stats_buf, &dummy, &mut keep);
+                record_count(
+                    ctx,
+                    &mut enc,
+                    &tile,
+                    &vertex_buf,
+                    &index_buf,
+                    &ranges,
+                    &counts,
+                    timer.stamp("count"),
+                    &mut keep,
+                );
+                ctx.passes.scan.record_rows(
+                    &ctx.device,
+                    &mut enc,
+                    &counts,
+                    cw,
+                    bh,
+                    &stats_buf,
+                    &dummy,
+                    &mut keep,
+                );
                 ctx.submit(enc);
             })
             .await?;
             stats.geometry_passes += 1;
-            let rs: Vec<[u32; 2]> = read_pod(ctx, &stats_buf, 0, u64::from(bh), "GpuLdi::row_stats").await?;
+            let rs: Vec<[u32; 2]> =
+                read_pod(ctx, &stats_buf, 0, u64::from(bh), "GpuLdi::row_stats").await?;
             timer.add_wall("count", now_ms() - t);
             for r in rs {
                 if r[0] == u32::MAX {
@@ -484,10 +511,15 @@ pub async fn run(
     for tile in &tiles {
         let t_tile = now_ms();
         let pixels = tile.pixels();
-        peak = peak.max(tile_bytes(tile.fragments, tile.longest, u64::from(pixels), desc));
-        let reuse = sized
-            .iter()
-            .position(|(s, _)| (s.x0, s.y0, s.width, s.height) == (tile.x0, tile.y0, tile.width, tile.height));
+        peak = peak.max(tile_bytes(
+            tile.fragments,
+            tile.longest,
+            u64::from(pixels),
+            desc,
+        ));
+        let reuse = sized.iter().position(|(s, _)| {
+            (s.x0, s.y0, s.width, s.height) == (tile.x0, tile.y0, tile.width, tile.height)
+        });
         let counts = match reuse {
             Some(i) => sized[i].1.clone(),
             None => buffer(ctx, "GpuLdi::counts", u64::from(pixels) * 4),
@@ -500,7 +532,11 @@ pub async fn run(
         } else {
             dummy.clone()
         };
-        let status = init_buffer(ctx, "GpuLdi::status", bytemuck::bytes_of(&GpuStatus::default()));
+        let status = init_buffer(
+            ctx,
+            "GpuLdi::status",
+            bytemuck::bytes_of(&GpuStatus::default()),
+        );
         let mut keep: Vec<wgpu::Buffer> = Vec::new();
         let fill_group = bind_group(
             &ctx.device,
@@ -513,18 +549,40 @@ pub async fn run(
             let mut enc = ctx.encoder("GpuLdi::build");
             if reuse.is_none() {
                 enc.clear_buffer(&counts, 0, None);
-                record_count(ctx, &mut enc, tile, &vertex_buf, &index_buf, &ranges, &counts, timer.stamp("count"), &mut keep);
+                record_count(
+                    ctx,
+                    &mut enc,
+                    tile,
+                    &vertex_buf,
+                    &index_buf,
+                    &ranges,
+                    &counts,
+                    timer.stamp("count"),
+                    &mut keep,
+                );
             }
-            ctx.passes.scan.record_scan(&ctx.device, &mut enc, &counts, pixels, &offsets, max_groups, timer.stamp("scan"), &mut keep);
+            ctx.passes.scan.record_scan(
+                &ctx.device,
+                &mut enc,
+                &counts,
+                pixels,
+                &offsets,
+                max_groups,
+                timer.stamp("scan"),
+                &mut keep,
+            );
             enc.clear_buffer(&cursor, 0, None);
             if desc.method == LdiMethod::FragmentList {
-                let (target, tile_buf, group0) = geometry_inputs(ctx, tile, 0, 0, &vertex_buf, &index_buf);
+                let (target, tile_buf, group0) =
+                    geometry_inputs(ctx, tile, 0, 0, &vertex_buf, &index_buf);
                 let draw = GeometryDraw {
                     bind_group: &group0,
                     objects: &ranges,
                     target: &target,
                 };
-                ctx.passes.fill.record(&mut enc, &draw, &fill_group, timer.stamp("fill"));
+                ctx.passes
+                    .fill
+                    .record(&mut enc, &draw, &fill_group, timer.stamp("fill"));
                 keep.push(tile_buf);
             }
             ctx.submit(enc);
@@ -534,7 +592,20 @@ pub async fn run(
         if desc.method == LdiMethod::FragmentList {
             stats.geometry_passes += 1;
         } else {
-            let layers = peel_tile(ctx, tile, &vertex_buf, &index_buf, &ranges, &offsets, &cursor, &fragments, &status, &mut timer, &mut stats).await?;
+            let layers = peel_tile(
+                ctx,
+                tile,
+                &vertex_buf,
+                &index_buf,
+                &ranges,
+                &offsets,
+                &cursor,
+                &fragments,
+                &status,
+                &mut timer,
+                &mut stats,
+            )
+            .await?;
             stats.layers = stats.layers.max(layers);
         }
         // sort + analyses.
@@ -551,7 +622,16 @@ pub async fn run(
                 SortVariant::Insertion => 0,
                 SortVariant::Merge => 1,
             };
-            ctx.passes.sort.record(&ctx.device, &mut enc, &targets, pixels, variant, max_groups, timer.stamp("sort"), &mut keep);
+            ctx.passes.sort.record(
+                &ctx.device,
+                &mut enc,
+                &targets,
+                pixels,
+                variant,
+                max_groups,
+                timer.stamp("sort"),
+                &mut keep,
+            );
             if analyses {
                 let (gx, gy, row) = dispatch_size(pixels, 64, max_groups);
                 let params = uniform(
@@ -573,13 +653,31 @@ pub async fn run(
                     },
                 );
                 if want.volume {
-                    ctx.passes.volume.record(&ctx.device, &mut enc, &[&params, &offsets, &fragments, &volume_pairs], (gx, gy), timer.stamp("volume"));
+                    ctx.passes.volume.record(
+                        &ctx.device,
+                        &mut enc,
+                        &[&params, &offsets, &fragments, &volume_pairs],
+                        (gx, gy),
+                        timer.stamp("volume"),
+                    );
                 }
                 if want.surface_eps.is_some() {
-                    ctx.passes.surface.record(&ctx.device, &mut enc, &[&params, &offsets, &fragments, &surface_pairs, &mask], (gx, gy), timer.stamp("surface"));
+                    ctx.passes.surface.record(
+                        &ctx.device,
+                        &mut enc,
+                        &[&params, &offsets, &fragments, &surface_pairs, &mask],
+                        (gx, gy),
+                        timer.stamp("surface"),
+                    );
                 }
                 if want.self_object.is_some() {
-                    ctx.passes.self_intersection.record(&ctx.device, &mut enc, &[&params, &offsets, &fragments, &self_acc], (gx, gy), timer.stamp("self"));
+                    ctx.passes.self_intersection.record(
+                        &ctx.device,
+                        &mut enc,
+                        &[&params, &offsets, &fragments, &self_acc],
+                        (gx, gy),
+                        timer.stamp("self"),
+                    );
                 }
                 keep.push(params);
             }
@@ -596,8 +694,10 @@ pub async fn run(
         }
         timer.add_wall("tile", now_ms() - t_tile);
         if want.read_ldi {
-            let offs: Vec<u32> = read_pod(ctx, &offsets, 0, u64::from(pixels) + 1, "GpuLdi::offsets").await?;
-            let frags: Vec<GpuFragment> = read_pod(ctx, &fragments, 0, tile.fragments, "GpuLdi::fragments").await?;
+            let offs: Vec<u32> =
+                read_pod(ctx, &offsets, 0, u64::from(pixels) + 1, "GpuLdi::offsets").await?;
+            let frags: Vec<GpuFragment> =
+                read_pod(ctx, &fragments, 0, tile.fragments, "GpuLdi::fragments").await?;
             parts.push((*tile, offs, frags));
         }
         timer.flush(ctx).await?;
@@ -611,7 +711,14 @@ pub async fn run(
         out.ldi = Some(stitch(w, h, &parts));
     }
     if want.volume {
-        let accs: Vec<GpuPairAcc> = read_pod(ctx, &volume_pairs, 0, (MAX_OBJECTS * MAX_OBJECTS) as u64, "GpuLdi::volume_pairs").await?;
+        let accs: Vec<GpuPairAcc> = read_pod(
+            ctx,
+            &volume_pairs,
+            0,
+            (MAX_OBJECTS * MAX_OBJECTS) as u64,
+            "GpuLdi::volume_pairs",
+        )
+        .await?;
         out.volume = pairs_of(&accs, object_count)
             .map(|(a, b, acc)| GpuPairVolume {
                 a,
@@ -625,7 +732,14 @@ pub async fn run(
             .collect();
     }
     if want.surface_eps.is_some() {
-        let accs: Vec<GpuPairAcc> = read_pod(ctx, &surface_pairs, 0, (MAX_OBJECTS * MAX_OBJECTS) as u64, "GpuLdi::surface_pairs").await?;
+        let accs: Vec<GpuPairAcc> = read_pod(
+            ctx,
+            &surface_pairs,
+            0,
+            (MAX_OBJECTS * MAX_OBJECTS) as u64,
+            "GpuLdi::surface_pairs",
+        )
+        .await?;
         out.surface = pairs_of(&accs, object_count)
             .map(|(a, b, acc)| GpuPairContacts {
                 a,
@@ -738,7 +852,12 @@ fn record_count(
     keep: &mut Vec<wgpu::Buffer>,
 ) {
     let (target, tile_buf, group0) = geometry_inputs(ctx, tile, 0, 0, vertices, indices);
-    let group = bind_group(&ctx.device, "CountPass::group", &ctx.passes.count.layout, &[counts]);
+    let group = bind_group(
+        &ctx.device,
+        "CountPass::group",
+        &ctx.passes.count.layout,
+        &[counts],
+    );
     let draw = GeometryDraw {
         bind_group: &group0,
         objects: ranges,
@@ -776,7 +895,8 @@ async fn peel_tile(
             ctx.scoped("PeelPass", || {
                 let mut enc = ctx.encoder("PeelPass::encoder");
                 enc.clear_buffer(&b, 0, None);
-                let (target, tile_buf, group0) = geometry_inputs(ctx, tile, cull, first, vertices, indices);
+                let (target, tile_buf, group0) =
+                    geometry_inputs(ctx, tile, cull, first, vertices, indices);
                 let group = bind_group(
                     &ctx.device,
                     "PeelPass::group",
@@ -789,7 +909,9 @@ async fn peel_tile(
                     target: &target,
                 };
                 ctx.queue.write_buffer(status, 8, &[0u8; 4]);
-                ctx.passes.peel.record(&mut enc, &draw, &group, timer.stamp("peel"));
+                ctx.passes
+                    .peel
+                    .record(&mut enc, &draw, &group, timer.stamp("peel"));
                 keep.push(tile_buf);
                 ctx.submit(enc);
             })

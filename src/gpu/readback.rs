@@ -37,16 +37,14 @@ pub(crate) async fn read_bytes(
     let slot = Arc::new(Mutex::new(Slot::default()));
     {
         let slot = slot.clone();
-        staging
-            .slice(..)
-            .map_async(wgpu::MapMode::Read, move |r| {
-                if let Ok(mut s) = slot.lock() {
-                    s.result = Some(r.map_err(|e| e.to_string()));
-                    if let Some(w) = s.waker.take() {
-                        w.wake();
-                    }
+        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            if let Ok(mut s) = slot.lock() {
+                s.result = Some(r.map_err(|e| e.to_string()));
+                if let Some(w) = s.waker.take() {
+                    w.wake();
                 }
-            });
+            }
+        });
     }
     #[cfg(not(target_arch = "wasm32"))]
     ctx.device

@@ -76,7 +76,10 @@ impl Passes {
     }
 }
 
-pub(crate) fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+pub(crate) fn uniform_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
@@ -268,7 +271,11 @@ pub(crate) fn dispatch_size(invocations: u32, wg: u32, max_per_dim: u32) -> (u32
 }
 
 /// A uniform buffer holding `value`.
-pub(crate) fn uniform<T: bytemuck::Pod>(device: &wgpu::Device, label: &str, value: &T) -> wgpu::Buffer {
+pub(crate) fn uniform<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    label: &str,
+    value: &T,
+) -> wgpu::Buffer {
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some(label),
         contents: bytemuck::bytes_of(value),
@@ -320,9 +327,17 @@ pub(crate) fn record_compute(
 }
 
 /// Layout of an analysis pass: params, offsets, fragments, then `extra` read-write buffers.
-pub(crate) fn analysis_layout(device: &wgpu::Device, label: &str, extra: u32) -> wgpu::BindGroupLayout {
+pub(crate) fn analysis_layout(
+    device: &wgpu::Device,
+    label: &str,
+    extra: u32,
+) -> wgpu::BindGroupLayout {
     let c = wgpu::ShaderStages::COMPUTE;
-    let mut entries = vec![uniform_entry(0, c), storage_entry(1, true, c), storage_entry(2, true, c)];
+    let mut entries = vec![
+        uniform_entry(0, c),
+        storage_entry(1, true, c),
+        storage_entry(2, true, c),
+    ];
     for i in 0..extra {
         entries.push(storage_entry(3 + i, false, c));
     }

@@ -1,7 +1,10 @@
 //! Prefix sum of the per-pixel counts into CSR offsets, and per-row totals (sum, max) for
 //! tile planning. See `shaders/scan.wgsl` for how the multi-level block scan works.
 
-use super::{bind_group, compute_pipeline, dispatch_size, record_compute, shader, storage_entry, uniform, uniform_entry, Stamp};
+use super::{
+    bind_group, compute_pipeline, dispatch_size, record_compute, shader, storage_entry, uniform,
+    uniform_entry, Stamp,
+};
 use crate::gpu::gpu_data::GpuScanParams;
 
 /// Full WGSL of the pass.
@@ -96,9 +99,21 @@ impl ScanPass {
                     rows: 0,
                 },
             );
-            let group = bind_group(device, "ScanPass::group", &self.layout, &[&params, src, dst, sums]);
+            let group = bind_group(
+                device,
+                "ScanPass::group",
+                &self.layout,
+                &[&params, src, dst, sums],
+            );
             let (gx, gy, _) = dispatch_size(*len, BLOCK, max_groups);
-            record_compute(encoder, "ScanPass::scan", &self.scan, &group, (gx, gy), stamp.take().filter(|_| i == 0));
+            record_compute(
+                encoder,
+                "ScanPass::scan",
+                &self.scan,
+                &group,
+                (gx, gy),
+                stamp.take().filter(|_| i == 0),
+            );
             keep.push(params);
         }
         // Add block offsets from the top level down.
@@ -115,7 +130,12 @@ impl ScanPass {
                     rows: 0,
                 },
             );
-            let group = bind_group(device, "ScanPass::add_group", &self.layout, &[&params, scanned, dst, sums]);
+            let group = bind_group(
+                device,
+                "ScanPass::add_group",
+                &self.layout,
+                &[&params, scanned, dst, sums],
+            );
             let (gx, gy, _) = dispatch_size(*len, BLOCK, max_groups);
             record_compute(encoder, "ScanPass::add", &self.add, &group, (gx, gy), None);
             keep.push(params);
@@ -148,8 +168,20 @@ impl ScanPass {
                 rows,
             },
         );
-        let group = bind_group(device, "ScanPass::rows_group", &self.layout, &[&params, counts, stats, dummy]);
-        record_compute(encoder, "ScanPass::rows", &self.rows, &group, (rows.div_ceil(64).max(1), 1), None);
+        let group = bind_group(
+            device,
+            "ScanPass::rows_group",
+            &self.layout,
+            &[&params, counts, stats, dummy],
+        );
+        record_compute(
+            encoder,
+            "ScanPass::rows",
+            &self.rows,
+            &group,
+            (rows.div_ceil(64).max(1), 1),
+            None,
+        );
         keep.push(params);
     }
 }

@@ -26,7 +26,13 @@ impl SelfIntersectionPass {
         let layout = analysis_layout(device, "SelfIntersectionPass::layout", 1);
         let module = shader(device, "shaders/self_intersection.wgsl", &source());
         Self {
-            pipeline: compute_pipeline(device, "SelfIntersectionPass::pipeline", &layout, &module, "cs_main"),
+            pipeline: compute_pipeline(
+                device,
+                "SelfIntersectionPass::pipeline",
+                &layout,
+                &module,
+                "cs_main",
+            ),
             layout,
         }
     }
@@ -40,6 +46,13 @@ impl SelfIntersectionPass {
         stamp: Option<Stamp<'_>>,
     ) {
         let group = bind_group(device, "SelfIntersectionPass::group", &self.layout, buffers);
-        record_compute(encoder, "SelfIntersectionPass", &self.pipeline, &group, groups, stamp);
+        record_compute(
+            encoder,
+            "SelfIntersectionPass",
+            &self.pipeline,
+            &group,
+            groups,
+            stamp,
+        );
     }
 }

@@ -4,12 +4,19 @@
 //! private array up to 32 fragments and a bottom-up merge sort (global memory, ping-pong with
 //! a scratch buffer) beyond. See `shaders/sort.wgsl`.
 
-use super::{bind_group, compute_pipeline, dispatch_size, record_compute, shader, storage_entry, uniform, uniform_entry, Stamp};
+use super::{
+    bind_group, compute_pipeline, dispatch_size, record_compute, shader, storage_entry, uniform,
+    uniform_entry, Stamp,
+};
 use crate::gpu::gpu_data::GpuSortParams;
 
 /// Full WGSL of the pass.
 pub fn source() -> String {
-    [super::TYPES_WGSL, include_str!("../../../shaders/sort.wgsl")].concat()
+    [
+        super::TYPES_WGSL,
+        include_str!("../../../shaders/sort.wgsl"),
+    ]
+    .concat()
 }
 
 /// Longest list sorted in a private array (`RUN` in the shader).
@@ -80,7 +87,14 @@ impl SortPass {
             device,
             "SortPass::group",
             &self.layout,
-            &[&params, t.offsets, t.cursor, t.fragments, t.scratch, t.status],
+            &[
+                &params,
+                t.offsets,
+                t.cursor,
+                t.fragments,
+                t.scratch,
+                t.status,
+            ],
         );
         record_compute(encoder, "SortPass", &self.pipeline, &group, (gx, gy), stamp);
         keep.push(params);

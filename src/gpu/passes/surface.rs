@@ -26,7 +26,13 @@ impl SurfacePass {
         let layout = analysis_layout(device, "SurfacePass::layout", 2);
         let module = shader(device, "shaders/surface.wgsl", &source());
         Self {
-            pipeline: compute_pipeline(device, "SurfacePass::pipeline", &layout, &module, "cs_main"),
+            pipeline: compute_pipeline(
+                device,
+                "SurfacePass::pipeline",
+                &layout,
+                &module,
+                "cs_main",
+            ),
             layout,
         }
     }
@@ -40,6 +46,13 @@ impl SurfacePass {
         stamp: Option<Stamp<'_>>,
     ) {
         let group = bind_group(device, "SurfacePass::group", &self.layout, buffers);
-        record_compute(encoder, "SurfacePass", &self.pipeline, &group, groups, stamp);
+        record_compute(
+            encoder,
+            "SurfacePass",
+            &self.pipeline,
+            &group,
+            groups,
+            stamp,
+        );
     }
 }
