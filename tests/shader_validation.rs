@@ -20,7 +20,11 @@ fn every_shader_validates_with_naga() {
         .validate(&module)
         .unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(src)));
         // Entry points follow STYLE.md: vs_main/fs_main for geometry, cs_* for compute.
-        let names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+        let names: Vec<&str> = module
+            .entry_points
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
         assert!(!names.is_empty(), "{label}");
         for n in &names {
             assert!(
@@ -40,7 +44,10 @@ fn every_shader_file_is_used_by_a_pass() {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) == Some("wgsl") {
             let name = format!("shaders/{}", path.file_name().unwrap().to_string_lossy());
-            assert!(sources.iter().any(|(l, _)| *l == name), "{name} has no pass");
+            assert!(
+                sources.iter().any(|(l, _)| *l == name),
+                "{name} has no pass"
+            );
         }
     }
 }

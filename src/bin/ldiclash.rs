@@ -136,7 +136,7 @@ fn run(cli: Cli) -> Result<(), String> {
 /// The check on the chosen backend; without a GPU adapter the GPU backend falls back to the
 /// CPU with a warning in the report.
 fn run_check(scene: &Scene, opts: &CheckOptions, progress: Progress<'_>) -> Result<Report, String> {
-    #[cfg(feature = "gpu")]
+    #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
     if let Backend::Gpu { .. } = opts.backend {
         use ldiclash::gpu::{block_on, GpuContext, GpuOptions};
         return match block_on(GpuContext::new(GpuOptions::default())) {
