@@ -8,7 +8,8 @@
 //! one).
 //!
 //! Run: `cargo bench --bench gpu` (all scenes; peeling only up to 3.2M triangles unless
-//! `LDICLASH_BENCH_PEEL_ALL=1`; `LDICLASH_BENCH_MAX_TRIS=N` skips bigger scenes).
+//! `LDICLASH_BENCH_PEEL_ALL=1`; `LDICLASH_BENCH_MAX_TRIS=N` skips bigger scenes,
+//! `LDICLASH_BENCH_ONLY=Fabrik` runs the scenes whose name contains that).
 //! `cargo test --benches` runs a quick mode (a small scene at 64²) to keep CI short.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -18,7 +19,9 @@ use std::collections::BTreeMap;
 use glam::Vec3;
 use ldiclash::clock::now_ms;
 use ldiclash::collide::{surface_contacts, volume_overlaps};
-use ldiclash::gpu::{block_on, run, Analyses, GpuContext, GpuOptions, LdiDesc, LdiMethod, SortVariant};
+use ldiclash::gpu::{
+    block_on, run, Analyses, GpuContext, GpuOptions, LdiDesc, LdiMethod, SortVariant,
+};
 use ldiclash::ldi::{Axis, LdiView, Region, ViewDesc};
 use ldiclash::mesh::shapes::{cuboid, cylinder, uv_sphere};
 use ldiclash::mesh::Mesh;
@@ -132,6 +135,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(usize::MAX);
     let peel_all = std::env::var_os("LDICLASH_BENCH_PEEL_ALL").is_some();
+    let only = std::env::var("LDICLASH_BENCH_ONLY").ok();
     let (scenes, resolutions, reps): (Vec<(&str, usize)>, Vec<u32>, usize) = if quick {
         (vec![("quick 60k", 60_000)], vec![64], 1)
     } else {
@@ -145,9 +149,20 @@ fn main() {
             2,
         )
     };
-    println!("adapter: {} (timer: {})", ctx.adapter_name(), if ctx.caps().timestamps { "GPU timestamps" } else { "wall clock" });
+    println!(
+        "adapter: {} (timer: {})",
+        ctx.adapter_name(),
+        if ctx.caps().timestamps {
+            "GPU timestamps"
+        } else {
+            "wall clock"
+        }
+    );
     let mut rows = Vec::new();
     for (name, tris) in scenes {
+        if only.as_deref().is_some_and(|o| !name.contains(o)) {
+            continue;
+        }
         if tris > max_tris {
             println!("skipping {name} (LDICLASH_BENCH_MAX_TRIS)");
             continue;
@@ -161,7 +176,10 @@ fn main() {
             // CPU path.
             let (cpu_ldi, (ldi, _)) = best(reps, || rasterize(&view, &objs).unwrap());
             let (cpu_collision, _) = best(reps, || {
-                (volume_overlaps(&ldi, &view), surface_contacts(&ldi, &view, view.pixel_size))
+                (
+                    volume_overlaps(&ldi, &view),
+                    surface_contacts(&ldi, &view, view.pixel_size),
+                )
             });
             // GPU path: fragment lists, both sorts; LDI and collision on the GPU.
             let want = Analyses {
@@ -170,17 +188,30 @@ fn main() {
                 ..Analyses::default()
             };
             let mut gpu = |method, sort| {
-                let desc = LdiDesc { method, sort, budget: None };
-                best(reps, || block_on(run(&ctx, &view, &objs, &desc, &want)).unwrap())
+                let desc = LdiDesc {
+                    method,
+                    sort,
+                    budget: None,
+                };
+                best(reps, || {
+                    block_on(run(&ctx, &view, &objs, &desc, &want)).unwrap()
+                })
             };
             let (gpu_wall, merge) = gpu(LdiMethod::FragmentList, SortVariant::Merge);
             let (_, insertion) = gpu(LdiMethod::FragmentList, SortVariant::Insertion);
-            assert_eq!(merge.stats.fragments as usize, ldi.fragment_count(), "GPU and CPU fragment counts");
+            assert_eq!(
+                merge.stats.fragments as usize,
+                ldi.fragment_count(),
+                "GPU and CPU fragment counts"
+            );
             assert_eq!(merge.volume.len(), volume_overlaps(&ldi, &view).len());
             let (peel_ldi, peel_passes) = if tris <= 3_200_000 || peel_all || quick {
                 let (_, peel) = gpu(LdiMethod::Peel, SortVariant::Merge);
                 assert_eq!(peel.stats.fragments, merge.stats.fragments);
-                (Some(ldi_ms(&peel.stats.timings_ms)), Some(peel.stats.geometry_passes))
+                (
+                    Some(ldi_ms(&peel.stats.timings_ms)),
+                    Some(peel.stats.geometry_passes),
+                )
             } else {
                 (None, None)
             };
@@ -194,7 +225,12 @@ fn main() {
                 gpu_ldi: ldi_ms(t),
                 gpu_collision: collision_ms(t),
                 gpu_wall,
-                insertion_sort: insertion.stats.timings_ms.get("sort").copied().unwrap_or(0.0),
+                insertion_sort: insertion
+                    .stats
+                    .timings_ms
+                    .get("sort")
+                    .copied()
+                    .unwrap_or(0.0),
                 merge_sort: t.get("sort").copied().unwrap_or(0.0),
                 peel_ldi,
                 peel_passes,
@@ -212,7 +248,13 @@ fn main() {
     println!("| scene | res | fragments | CPU LDI ms | CPU collision ms | GPU LDI ms | GPU collision ms | GPU/CPU LDI | GPU/CPU collision | peel/fraglist LDI | peel passes | insertion/merge sort |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
-        let ratio = |a: f64, b: f64| if b > 0.0 { format!("{:.2}", a / b) } else { "-".into() };
+        let ratio = |a: f64, b: f64| {
+            if b > 0.0 {
+                format!("{:.2}", a / b)
+            } else {
+                "-".into()
+            }
+        };
         println!(
             "| {} | {}² | {} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {} | {} | {} | {} |",
             r.scene,

@@ -563,3 +563,57 @@ fn reports_agree_with_the_cpu() {
         }
     }
 }
+
+/// `ldiclash check --backend gpu [--ldi peel] --json` says which backend and adapter ran and
+/// finds the CPU's pairs; a bad `--ldi` is an error with a message.
+#[test]
+fn cli_backend_gpu() {
+    use std::process::Command;
+    let _g = lock();
+    if ctx().is_none() {
+        return;
+    }
+    let scene = common::data("bunny_pair/scene.json");
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_ldiclash"))
+            .arg("check")
+            .arg(&scene)
+            .args(["--json", "--resolution", "128"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let cpu = run(&[]);
+    assert_eq!(cpu["backend"], "cpu");
+    assert!(cpu.get("adapter").is_none());
+    for ldi in ["fraglist", "peel"] {
+        let gpu = run(&["--backend", "gpu", "--ldi", ldi]);
+        assert_eq!(gpu["backend"], "gpu", "{gpu}");
+        assert!(
+            gpu["adapter"].as_str().unwrap_or("").contains("Vulkan"),
+            "{gpu}"
+        );
+        assert_eq!(gpu["gpu"]["method"], ldi);
+        assert!(gpu["gpu"]["fragments"].as_u64().unwrap() > 10_000);
+        assert_eq!(gpu["pairs"].as_array().unwrap().len(), 1);
+        let (v, w) = (
+            cpu["pairs"][0]["volume"].as_f64().unwrap(),
+            gpu["pairs"][0]["volume"].as_f64().unwrap(),
+        );
+        assert!((v - w).abs() <= 1e-3 * v, "{v} vs {w}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_ldiclash"))
+        .arg("check")
+        .arg(&scene)
+        .args(["--backend", "gpu", "--ldi", "stencil"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fraglist or peel"));
+}
