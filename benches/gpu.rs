@@ -272,4 +272,45 @@ fn main() {
         );
     }
     assert!(!rows.is_empty() && rows.iter().all(|r| r.fragments > 0));
+    sort_variants(&ctx, quick);
+}
+
+/// Long lists: seed 000 §5.2's plane stacks give exactly `n` fragments in every pixel, where
+/// the sort variants differ most (the factory halls have short lists).
+fn sort_variants(ctx: &GpuContext, quick: bool) {
+    use ldiclash::mesh::shapes::plane_stack;
+    let stacks: &[u32] = if quick {
+        &[16, 48]
+    } else {
+        &[8, 32, 64, 128, 256]
+    };
+    println!();
+    println!("| planes (fragments per pixel) | 128² fragments | insertion sort ms | merge sort ms | insertion/merge |");
+    println!("|---|---|---|---|---|");
+    for &n in stacks {
+        let meshes = vec![plane_stack(n, 20_000, 1.0, 0.02)];
+        let objs = objects(&meshes);
+        let view = view_of(&meshes, 128);
+        let mut t = [0.0; 2];
+        let mut frags = 0;
+        for (i, sort) in [SortVariant::Insertion, SortVariant::Merge]
+            .into_iter()
+            .enumerate()
+        {
+            let desc = LdiDesc {
+                sort,
+                ..LdiDesc::default()
+            };
+            let out = block_on(run(ctx, &view, &objs, &desc, &Analyses::default())).unwrap();
+            frags = out.stats.fragments;
+            t[i] = out.stats.timings_ms.get("sort").copied().unwrap_or(0.0);
+        }
+        assert_eq!(frags, 128 * 128 * u64::from(n));
+        println!(
+            "| {n} | {frags} | {:.1} | {:.1} | {:.2} |",
+            t[0],
+            t[1],
+            if t[1] > 0.0 { t[0] / t[1] } else { 0.0 }
+        );
+    }
 }

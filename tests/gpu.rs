@@ -437,6 +437,8 @@ fn tiles_give_the_one_tile_result() {
         ))
         .unwrap();
         assert!(many.stats.tiles >= 4, "{:?}", many.stats);
+        assert!(many.stats.geometry_chunks >= 4, "{:?}", many.stats);
+        assert_eq!(one.stats.geometry_chunks, 1);
         assert!(
             many.stats.bytes < one.stats.bytes,
             "{:?} vs {:?}",

@@ -83,7 +83,8 @@ pub struct LdiDesc {
     pub method: LdiMethod,
     /// Sort variant.
     pub sort: SortVariant,
-    /// Storage budget per tile in bytes (default: only the device limits). Tests set a small
+    /// Storage budget per tile in bytes (default: only the device limits); geometry buffers
+    /// are split into chunks of at most this (and at least 64 KiB) too. Tests set a small
     /// one to force tiling.
     pub budget: Option<u64>,
 }
@@ -165,6 +166,8 @@ pub struct GpuStats {
     pub fragments: u64,
     /// Tiles the image was split into.
     pub tiles: u32,
+    /// Chunks the geometry was split into (1 unless it exceeds a storage binding).
+    pub geometry_chunks: u32,
     /// Peak bytes of GPU storage (geometry + the largest tile).
     pub bytes: u64,
     /// Geometry passes drawn.
@@ -336,14 +339,16 @@ pub async fn run(
         ranges.push((o.id, t0, (indices.len() / 3) as u32));
     }
     let geometry_bytes = (verts.len() * 12 + indices.len() * 4) as u64;
-    if (verts.len() * 12) as u64 > max_buf || (indices.len() * 4) as u64 > max_buf {
-        return Err(GpuError::Capacity {
-            need: geometry_bytes,
-            budget: max_buf,
-        });
-    }
-    let vertex_buf = init_buffer(ctx, "GpuLdi::vertices", bytemuck::cast_slice(&verts));
-    let index_buf = init_buffer(ctx, "GpuLdi::indices", bytemuck::cast_slice(&indices));
+    // The budget bounds geometry chunks too (at least 64 KiB each).
+    let geometry = Geometry::upload(
+        ctx,
+        &verts,
+        &indices,
+        &ranges,
+        max_buf.min(budget.max(1 << 16)),
+    )?;
+    drop((verts, indices));
+    stats.geometry_chunks = geometry.chunks.len() as u32;
     let dummy = buffer(ctx, "GpuLdi::dummy", 16);
     timer.add_wall("upload", now_ms() - t_upload);
 
@@ -415,9 +420,7 @@ pub async fn run(
                     ctx,
                     &mut enc,
                     &tile,
-                    &vertex_buf,
-                    &index_buf,
-                    &ranges,
+                    &geometry,
                     &counts,
                     timer.stamp("count"),
                     &mut keep,
@@ -553,9 +556,7 @@ pub async fn run(
                     ctx,
                     &mut enc,
                     tile,
-                    &vertex_buf,
-                    &index_buf,
-                    &ranges,
+                    &geometry,
                     &counts,
                     timer.stamp("count"),
                     &mut keep,
@@ -573,11 +574,9 @@ pub async fn run(
             );
             enc.clear_buffer(&cursor, 0, None);
             if desc.method == LdiMethod::FragmentList {
-                let (target, tile_buf, group0) =
-                    geometry_inputs(ctx, tile, 0, 0, &vertex_buf, &index_buf);
+                let (target, tile_buf, group0) = geometry_inputs(ctx, tile, 0, 0, &geometry);
                 let draw = GeometryDraw {
-                    bind_group: &group0,
-                    objects: &ranges,
+                    parts: geometry.parts(&group0),
                     target: &target,
                 };
                 ctx.passes
@@ -593,16 +592,7 @@ pub async fn run(
             stats.geometry_passes += 1;
         } else {
             let layers = peel_tile(
-                ctx,
-                tile,
-                &vertex_buf,
-                &index_buf,
-                &ranges,
-                &offsets,
-                &cursor,
-                &fragments,
-                &status,
-                &mut timer,
+                ctx, tile, &geometry, &offsets, &cursor, &fragments, &status, &mut timer,
                 &mut stats,
             )
             .await?;
@@ -791,15 +781,86 @@ fn bounds_hi(acc: &GpuPairAcc) -> [f32; 3] {
     [acc.hi_x as f32, acc.hi_y as f32, depth_from_key(acc.hi_z)]
 }
 
-/// The framebuffer view, tile uniform and group-0 bind group of a geometry pass.
+/// The geometry on the GPU, in chunks that each fit the largest storage binding (one chunk
+/// unless the scene is huge; then triangles are split and their vertices re-indexed).
+struct Geometry {
+    chunks: Vec<Chunk>,
+}
+
+struct Chunk {
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    /// (object id, first triangle, end triangle) within the chunk.
+    ranges: Vec<(u32, u32, u32)>,
+}
+
+impl Geometry {
+    fn upload(
+        ctx: &GpuContext,
+        verts: &[GpuVertex],
+        indices: &[u32],
+        ranges: &[(u32, u32, u32)],
+        max_buf: u64,
+    ) -> Result<Self, GpuError> {
+        let fits = |v: usize, i: usize| (v * 12) as u64 <= max_buf && (i * 4) as u64 <= max_buf;
+        if fits(verts.len(), indices.len()) {
+            return Ok(Self {
+                chunks: vec![Chunk {
+                    vertices: init_buffer(ctx, "Geometry::vertices", bytemuck::cast_slice(verts)),
+                    indices: init_buffer(ctx, "Geometry::indices", bytemuck::cast_slice(indices)),
+                    ranges: ranges.to_vec(),
+                }],
+            });
+        }
+        // Split: at most `per` triangles per chunk, vertices re-indexed per chunk.
+        let per = (max_buf / 36).max(1) as usize;
+        let mut chunks = Vec::new();
+        let mut remap: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        for &(id, t0, t1) in ranges {
+            let mut t = t0 as usize;
+            while t < t1 as usize {
+                let end = (t + per).min(t1 as usize);
+                remap.clear();
+                let mut cv: Vec<GpuVertex> = Vec::new();
+                let mut ci: Vec<u32> = Vec::with_capacity((end - t) * 3);
+                for &i in &indices[3 * t..3 * end] {
+                    let k = *remap.entry(i).or_insert_with(|| {
+                        cv.push(verts[i as usize]);
+                        (cv.len() - 1) as u32
+                    });
+                    ci.push(k);
+                }
+                chunks.push(Chunk {
+                    vertices: init_buffer(ctx, "Geometry::vertices", bytemuck::cast_slice(&cv)),
+                    indices: init_buffer(ctx, "Geometry::indices", bytemuck::cast_slice(&ci)),
+                    ranges: vec![(id, 0, (end - t) as u32)],
+                });
+                t = end;
+            }
+        }
+        Ok(Self { chunks })
+    }
+
+    fn parts<'a>(
+        &'a self,
+        groups: &'a [wgpu::BindGroup],
+    ) -> Vec<(&'a wgpu::BindGroup, &'a [(u32, u32, u32)])> {
+        groups
+            .iter()
+            .zip(&self.chunks)
+            .map(|(g, c)| (g, &c.ranges[..]))
+            .collect()
+    }
+}
+
+/// The framebuffer view, tile uniform and group-0 bind groups of a geometry pass.
 fn geometry_inputs(
     ctx: &GpuContext,
     tile: &Tile,
     cull: u32,
     first: u32,
-    vertices: &wgpu::Buffer,
-    indices: &wgpu::Buffer,
-) -> (wgpu::TextureView, wgpu::Buffer, wgpu::BindGroup) {
+    geometry: &Geometry,
+) -> (wgpu::TextureView, wgpu::Buffer, Vec<wgpu::BindGroup>) {
     let (fw, fh) = (fb_side(tile.width), fb_side(tile.height));
     let texture = ctx.device.create_texture(&wgpu::TextureDescriptor {
         label: Some("GpuLdi::framebuffer"),
@@ -830,13 +891,19 @@ fn geometry_inputs(
             first,
         },
     );
-    let group = bind_group(
-        &ctx.device,
-        "GpuLdi::geometry_group",
-        &ctx.passes.geometry_layout,
-        &[&tile_buf, vertices, indices],
-    );
-    (view, tile_buf, group)
+    let groups = geometry
+        .chunks
+        .iter()
+        .map(|c| {
+            bind_group(
+                &ctx.device,
+                "GpuLdi::geometry_group",
+                &ctx.passes.geometry_layout,
+                &[&tile_buf, &c.vertices, &c.indices],
+            )
+        })
+        .collect();
+    (view, tile_buf, groups)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -844,14 +911,12 @@ fn record_count(
     ctx: &GpuContext,
     enc: &mut wgpu::CommandEncoder,
     tile: &Tile,
-    vertices: &wgpu::Buffer,
-    indices: &wgpu::Buffer,
-    ranges: &[(u32, u32, u32)],
+    geometry: &Geometry,
     counts: &wgpu::Buffer,
     stamp: Option<passes::Stamp<'_>>,
     keep: &mut Vec<wgpu::Buffer>,
 ) {
-    let (target, tile_buf, group0) = geometry_inputs(ctx, tile, 0, 0, vertices, indices);
+    let (target, tile_buf, group0) = geometry_inputs(ctx, tile, 0, 0, geometry);
     let group = bind_group(
         &ctx.device,
         "CountPass::group",
@@ -859,8 +924,7 @@ fn record_count(
         &[counts],
     );
     let draw = GeometryDraw {
-        bind_group: &group0,
-        objects: ranges,
+        parts: geometry.parts(&group0),
         target: &target,
     };
     ctx.passes.count.record(enc, &draw, &group, stamp);
@@ -873,9 +937,7 @@ fn record_count(
 async fn peel_tile(
     ctx: &GpuContext,
     tile: &Tile,
-    vertices: &wgpu::Buffer,
-    indices: &wgpu::Buffer,
-    ranges: &[(u32, u32, u32)],
+    geometry: &Geometry,
     offsets: &wgpu::Buffer,
     cursor: &wgpu::Buffer,
     fragments: &wgpu::Buffer,
@@ -895,8 +957,7 @@ async fn peel_tile(
             ctx.scoped("PeelPass", || {
                 let mut enc = ctx.encoder("PeelPass::encoder");
                 enc.clear_buffer(&b, 0, None);
-                let (target, tile_buf, group0) =
-                    geometry_inputs(ctx, tile, cull, first, vertices, indices);
+                let (target, tile_buf, group0) = geometry_inputs(ctx, tile, cull, first, geometry);
                 let group = bind_group(
                     &ctx.device,
                     "PeelPass::group",
@@ -904,8 +965,7 @@ async fn peel_tile(
                     &[offsets, cursor, fragments, status, &a, &b],
                 );
                 let draw = GeometryDraw {
-                    bind_group: &group0,
-                    objects: ranges,
+                    parts: geometry.parts(&group0),
                     target: &target,
                 };
                 ctx.queue.write_buffer(status, 8, &[0u8; 4]);

@@ -215,9 +215,9 @@ impl<'a> Stamp<'a> {
 /// Everything a geometry pass draws: the bind group of group 0 and per-object triangle ranges.
 #[derive(Debug)]
 pub(crate) struct GeometryDraw<'a> {
-    pub bind_group: &'a wgpu::BindGroup,
-    /// (object id, first triangle, end triangle).
-    pub objects: &'a [(u32, u32, u32)],
+    /// Per geometry chunk: its group-0 bind group and its (object id, first triangle, end
+    /// triangle) ranges.
+    pub parts: Vec<(&'a wgpu::BindGroup, &'a [(u32, u32, u32)])>,
     /// The framebuffer view.
     pub target: &'a wgpu::TextureView,
 }
@@ -250,11 +250,13 @@ pub(crate) fn record_geometry(
             multiview_mask: None,
         });
         pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, draw.bind_group, &[]);
         pass.set_bind_group(1, pass_group, &[]);
-        for &(id, t0, t1) in draw.objects {
-            if t1 > t0 {
-                pass.draw(6 * t0..6 * t1, id..id + 1);
+        for (group, ranges) in &draw.parts {
+            pass.set_bind_group(0, *group, &[]);
+            for &(id, t0, t1) in *ranges {
+                if t1 > t0 {
+                    pass.draw(6 * t0..6 * t1, id..id + 1);
+                }
             }
         }
     }
@@ -308,7 +310,8 @@ pub(crate) fn bind_group(
     })
 }
 
-/// Record one compute dispatch in its own pass.
+/// Record one compute dispatch in its own (labelled) pass. Not wrapped in a debug group:
+/// lavapipe (Mesa 22, llvmpipe 15) crashes on debug groups around compute passes.
 pub(crate) fn record_compute(
     encoder: &mut wgpu::CommandEncoder,
     label: &str,
