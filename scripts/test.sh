@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check ldiclash has, stopping at the first failure:
-#   formatting, clippy (native and wasm32), native tests (SIMD and scalar rasteriser), the
-#   benches once in test mode, the trunk release build with a headless-Chromium smoke test, and
+#   formatting, clippy (native and wasm32), native tests (SIMD and scalar rasteriser; the GPU
+#   pipeline against the CPU on lavapipe), the benches once in test mode, the GPU pipeline in
+#   headless Chromium (WebGPU on SwiftShader), the trunk release build with a headless-Chromium smoke test, and
 #   a short run of every fuzz target.
 #
 # Usage: scripts/test.sh
@@ -29,7 +30,7 @@ export XDG_RUNTIME_DIR
 
 # --- sections, timing, summary -------------------------------------------------------------
 
-SECTIONS=(fmt clippy-native clippy-wasm32 test test-scalar test-benches web fuzz)
+SECTIONS=(fmt clippy-native clippy-wasm32 test test-scalar test-benches gpu-web web fuzz)
 declare -A TOOK=()
 CURRENT=""
 CURRENT_START=0
@@ -94,6 +95,11 @@ run cargo test --features scalar --test analytic --test scenes
 
 section test-benches "benches, once each in test mode"
 run cargo test --benches
+
+section gpu-web "GPU pipeline in headless Chromium (WebGPU on SwiftShader) vs the CPU path"
+# tests/gpu_web.rs: wasm-bindgen-test-runner (.cargo/config.toml) drives Chromium through
+# chromedriver with the flags in webdriver.json. Native GPU tests (lavapipe) ran in [test].
+CHROMEDRIVER=/usr/bin/chromedriver run cargo test --target wasm32-unknown-unknown --test gpu_web
 
 section web "trunk build --release + headless Chromium smoke test"
 run trunk build --release

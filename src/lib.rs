@@ -11,6 +11,8 @@
 
 pub mod clock;
 pub mod collide;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod ldi;
 pub mod mesh;
 pub mod raster;

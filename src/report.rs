@@ -110,6 +110,27 @@ pub struct Stats {
     pub exact_tests: u64,
 }
 
+/// What the GPU pipeline did over a whole check (docs/gpu.md).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GpuSummary {
+    /// `fraglist` or `peel`.
+    pub method: String,
+    /// Fragments in all LDIs.
+    pub fragments: u64,
+    /// Tiles over all LDIs.
+    pub tiles: u64,
+    /// Peak GPU storage of one LDI in bytes.
+    pub peak_bytes: u64,
+    /// Geometry passes drawn.
+    pub geometry_passes: u64,
+    /// Largest peeling layer count of one LDI.
+    pub layers: u32,
+    /// `gpu` (timestamp queries) or `wall` (CPU wall time per submission).
+    pub timer: String,
+    /// Milliseconds per pass, summed over all LDIs.
+    pub timings_ms: BTreeMap<String, f64>,
+}
+
 /// The whole report.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -126,8 +147,14 @@ pub struct Report {
     pub version: String,
     /// The mode that ran.
     pub mode: String,
-    /// `cpu` (or `gpu`).
+    /// `cpu` or `gpu`.
     pub backend: String,
+    /// The GPU adapter that ran (`gpu` backend).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapter: Option<String>,
+    /// GPU pipeline numbers (`gpu` backend).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuSummary>,
     /// Pixels along the longer image side of each region.
     pub resolution: u32,
     /// Axes setting.
@@ -152,6 +179,16 @@ impl Report {
             "ldiclash {} · mode {} · backend {} · resolution {} · axes {}",
             self.version, self.mode, self.backend, self.resolution, self.axes
         );
+        if let Some(a) = &self.adapter {
+            let _ = writeln!(s, "GPU adapter: {a}");
+        }
+        if let Some(g) = &self.gpu {
+            let _ = writeln!(
+                s,
+                "GPU LDI: {} · {} fragments · {} tiles · peak {} bytes · {} geometry passes",
+                g.method, g.fragments, g.tiles, g.peak_bytes, g.geometry_passes
+            );
+        }
         let _ = writeln!(s, "\nObjects ({}):", self.objects.len());
         let w = self
             .objects

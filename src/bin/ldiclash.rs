@@ -1,7 +1,8 @@
 //! `ldiclash`: the native command-line checker.
 //!
 //! `ldiclash check INPUT... [--resolution N] [--axes x,y,z|auto] [--mode auto|volume|surface|self|exact]
-//! [--epsilon E] [--no-self] [--json]` — INPUT is mesh files (placed as in the file) or scene files
+//! [--epsilon E] [--no-self] [--backend cpu|gpu] [--ldi fraglist|peel] [--json]` — INPUT is mesh
+//! files (placed as in the file) or scene files
 //! (`*.json`, the format of `shared/data/*/scene.json`). Exit code 0 when the check ran
 //! (collisions or not), 2 with a message on stderr for bad input.
 
@@ -12,8 +13,9 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use glam::DMat4;
-use ldiclash::collide::{check_with_progress, Axes, CheckOptions, Mode};
+use ldiclash::collide::{check_with_progress, Axes, Backend, CheckOptions, Mode, Progress};
 use ldiclash::mesh::load_mesh;
+use ldiclash::report::Report;
 use ldiclash::scene::{Scene, SceneFile};
 
 #[derive(Parser, Debug)]
@@ -52,6 +54,13 @@ enum Command {
         /// Print one JSON object on stdout instead of a table.
         #[arg(long)]
         json: bool,
+        /// Who builds the LDIs: cpu (the SIMD rasteriser) or gpu (WebGPU pipeline; falls back
+        /// to cpu with a warning when there is no GPU adapter).
+        #[arg(long, default_value = "cpu")]
+        backend: String,
+        /// GPU LDI method: fraglist (fragment lists, default) or peel (depth peeling).
+        #[arg(long, default_value = "fraglist")]
+        ldi: String,
     },
 }
 
@@ -82,13 +91,25 @@ fn run(cli: Cli) -> Result<(), String> {
         epsilon,
         no_self,
         json,
+        backend,
+        ldi,
     } = cli.command;
+    let peel = match ldi.as_str() {
+        "fraglist" => false,
+        "peel" => true,
+        _ => return Err(format!("unknown LDI method '{ldi}': use fraglist or peel")),
+    };
+    let backend = match backend.parse::<Backend>()? {
+        Backend::Gpu { .. } => Backend::Gpu { peel },
+        b => b,
+    };
     let opts = CheckOptions {
         mode: mode.parse::<Mode>()?,
         resolution,
         axes: axes.parse::<Axes>()?,
         epsilon,
         self_check: !no_self,
+        backend,
     };
     let t0 = ldiclash::clock::now_ms();
     let scene = load_inputs(&inputs)?;
@@ -106,8 +127,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let _ = std::io::stderr().flush();
         }
     };
-    let mut report =
-        check_with_progress(&scene, &opts, &mut progress).map_err(|e| e.to_string())?;
+    let mut report = run_check(&scene, &opts, &mut progress)?;
     report.timings_ms.insert("load".into(), load_ms);
     let out = if json {
         report.to_json() + "\n"
@@ -117,6 +137,31 @@ fn run(cli: Cli) -> Result<(), String> {
     std::io::stdout()
         .write_all(out.as_bytes())
         .map_err(|e| format!("cannot write the report: {e}"))
+}
+
+/// The check on the chosen backend; without a GPU adapter the GPU backend falls back to the
+/// CPU with a warning in the report.
+fn run_check(scene: &Scene, opts: &CheckOptions, progress: Progress<'_>) -> Result<Report, String> {
+    #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+    if let Backend::Gpu { .. } = opts.backend {
+        use ldiclash::gpu::{block_on, GpuContext, GpuOptions};
+        return match block_on(GpuContext::new(GpuOptions::default())) {
+            Ok(ctx) => ldiclash::collide::check_on_gpu(scene, opts, &ctx, progress)
+                .map_err(|e| e.to_string()),
+            Err(e) => {
+                let cpu = CheckOptions {
+                    backend: Backend::Cpu,
+                    ..opts.clone()
+                };
+                let mut r =
+                    check_with_progress(scene, &cpu, progress).map_err(|e| e.to_string())?;
+                r.warnings
+                    .push(format!("--backend gpu: {e}; ran on the CPU instead"));
+                Ok(r)
+            }
+        };
+    }
+    check_with_progress(scene, opts, progress).map_err(|e| e.to_string())
 }
 
 /// Mesh files become objects named after the file (placed as in the file); scene files bring

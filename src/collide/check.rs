@@ -23,9 +23,12 @@ use super::broad::sweep_and_prune;
 use super::exact::mesh_contact;
 use super::self_intersection::self_intersections;
 use super::surface::surface_contacts;
-use super::volume::volume_overlaps;
+use super::surface::PairContacts;
+#[cfg(feature = "gpu")]
+use super::volume::world_box;
+use super::volume::{volume_overlaps, PairVolume};
 use crate::clock::now_ms;
-use crate::ldi::{Axis, Ldi, LdiView, Region, ViewDesc, ViewError};
+use crate::ldi::{Axis, LdiView, Region, ViewDesc, ViewError};
 use crate::raster::{rasterize, RasterError, RasterObject};
 use crate::report::{Kind, ObjectReport, PairReport, Report, SelfReport, Stats};
 use crate::scene::{Object, Scene};
@@ -140,6 +143,34 @@ pub struct CheckOptions {
     pub epsilon: Option<f64>,
     /// In `auto` mode, also check each closed object for self-collision (default true).
     pub self_check: bool,
+    /// Who builds the LDIs and runs the analyses.
+    pub backend: Backend,
+}
+
+/// Who builds the LDIs and runs the analyses: the CPU rasteriser, or the GPU pipeline
+/// (`crate::gpu`, feature `gpu`) with fragment lists or depth peeling. Both give the same
+/// answers (tests/gpu.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// The CPU rasteriser and analyses.
+    #[default]
+    Cpu,
+    /// The GPU pipeline.
+    Gpu {
+        /// Depth peeling instead of fragment lists.
+        peel: bool,
+    },
+}
+
+impl FromStr for Backend {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "cpu" => Ok(Backend::Cpu),
+            "gpu" => Ok(Backend::Gpu { peel: false }),
+            _ => Err(format!("unknown backend '{s}': use cpu or gpu")),
+        }
+    }
 }
 
 impl Default for CheckOptions {
@@ -150,6 +181,7 @@ impl Default for CheckOptions {
             axes: Axes::Auto,
             epsilon: None,
             self_check: true,
+            backend: Backend::Cpu,
         }
     }
 }
@@ -166,6 +198,20 @@ pub enum CheckError {
     /// Epsilon must be a non-negative finite number.
     #[error("epsilon {0} must be a finite number ≥ 0")]
     Epsilon(f64),
+    /// The GPU backend failed (no adapter: fall back to `Backend::Cpu`).
+    #[error("GPU backend: {0}")]
+    Gpu(String),
+}
+
+/// What runs the per-region work of one check.
+#[derive(Debug, Clone, Copy)]
+enum Engine<'a> {
+    Cpu,
+    #[cfg(feature = "gpu")]
+    Gpu(&'a crate::gpu::GpuContext, crate::gpu::LdiDesc),
+    #[cfg(not(feature = "gpu"))]
+    #[allow(dead_code)]
+    Never(std::marker::PhantomData<&'a ()>),
 }
 
 /// Progress of a long check: `(done, total, what)`.
@@ -189,12 +235,65 @@ struct PairAxes {
     bbox: Option<Region>,
 }
 
-/// Run a check, reporting progress per pair and per object.
+/// Run a check, reporting progress per pair and per object. With [`Backend::Gpu`] this opens
+/// a GPU context first (native builds; use [`check_on_gpu`] to reuse one).
 pub fn check_with_progress(
     scene: &Scene,
     opts: &CheckOptions,
     progress: Progress<'_>,
 ) -> Result<Report, CheckError> {
+    match opts.backend {
+        Backend::Cpu => check_engine(scene, opts, Engine::Cpu, progress),
+        #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+        Backend::Gpu { .. } => {
+            let ctx = crate::gpu::block_on(crate::gpu::GpuContext::new(
+                crate::gpu::GpuOptions::default(),
+            ))
+            .map_err(|e| CheckError::Gpu(e.to_string()))?;
+            check_on_gpu(scene, opts, &ctx, progress)
+        }
+        #[cfg(not(all(feature = "gpu", not(target_arch = "wasm32"))))]
+        Backend::Gpu { .. } => Err(CheckError::Gpu(
+            "this build has no blocking GPU backend (native builds with the `gpu` feature)".into(),
+        )),
+    }
+}
+
+/// Run a check on an open GPU context (the backend setting picks fragment lists or peeling;
+/// `Backend::Cpu` counts as fragment lists here).
+#[cfg(feature = "gpu")]
+pub fn check_on_gpu(
+    scene: &Scene,
+    opts: &CheckOptions,
+    ctx: &crate::gpu::GpuContext,
+    progress: Progress<'_>,
+) -> Result<Report, CheckError> {
+    let method = match opts.backend {
+        Backend::Gpu { peel: true } => crate::gpu::LdiMethod::Peel,
+        _ => crate::gpu::LdiMethod::FragmentList,
+    };
+    let desc = crate::gpu::LdiDesc {
+        method,
+        ..crate::gpu::LdiDesc::default()
+    };
+    let mut report = check_engine(scene, opts, Engine::Gpu(ctx, desc), progress)?;
+    report.adapter = Some(ctx.adapter_name());
+    Ok(report)
+}
+
+fn check_engine(
+    scene: &Scene,
+    opts: &CheckOptions,
+    engine: Engine<'_>,
+    progress: Progress<'_>,
+) -> Result<Report, CheckError> {
+    let gpu_method: Option<&'static str> = match engine {
+        Engine::Cpu => None,
+        #[cfg(feature = "gpu")]
+        Engine::Gpu(_, d) => Some(d.method.name()),
+        #[cfg(not(feature = "gpu"))]
+        Engine::Never(_) => None,
+    };
     if let Some(e) = opts.epsilon {
         if !e.is_finite() || e < 0.0 {
             return Err(CheckError::Epsilon(e));
@@ -220,7 +319,11 @@ pub fn check_with_progress(
             .collect(),
         version: crate::VERSION.to_string(),
         mode: opts.mode.name().to_string(),
-        backend: "cpu".to_string(),
+        backend: if gpu_method.is_some() { "gpu" } else { "cpu" }.to_string(),
+        gpu: gpu_method.map(|m| crate::report::GpuSummary {
+            method: m.to_string(),
+            ..Default::default()
+        }),
         resolution: opts.resolution,
         axes: opts.axes.to_string(),
         ..Report::default()
@@ -299,6 +402,8 @@ pub fn check_with_progress(
                         &mut stats,
                         &mut t_ldi,
                         &mut t_analysis,
+                        engine,
+                        &mut report.gpu,
                     )?;
                 }
                 if opts.axes == Axes::Auto && acc.volume_pixels == 0 && acc.contact_pixels == 0 {
@@ -314,6 +419,8 @@ pub fn check_with_progress(
                             &mut stats,
                             &mut t_ldi,
                             &mut t_analysis,
+                            engine,
+                            &mut report.gpu,
                         )?;
                     }
                 }
@@ -348,7 +455,15 @@ pub fn check_with_progress(
                 }
                 continue;
             }
-            if let Some(r) = self_check(o, opts, &mut stats, &mut t_ldi, &mut t_analysis)? {
+            if let Some(r) = self_check(
+                o,
+                opts,
+                &mut stats,
+                &mut t_ldi,
+                &mut t_analysis,
+                engine,
+                &mut report.gpu,
+            )? {
                 report.self_collisions.push(r);
             }
         }
@@ -407,16 +522,44 @@ fn triangles_over(o: &Object, region: &Region, axis: Axis) -> Vec<[u32; 3]> {
         .collect()
 }
 
-/// Build the LDI of `objects` over `region` along `axis`.
-fn build_ldi(
+/// What one LDI of a region answered: the pair (0, 1) volume and contacts, object 0's
+/// self-collision, as asked.
+struct RegionAnswer {
+    view: LdiView,
+    volume: Option<PairVolume>,
+    contact: Option<PairContacts>,
+    self_intersection: Option<SelfSummary>,
+}
+
+/// Object 0's self-collision in one LDI.
+struct SelfSummary {
+    volume: f64,
+    pixels: u64,
+    depth_count: u32,
+    depth: f64,
+}
+
+/// Build the LDI of `objects` over `region` along `axis` and run the asked-for analyses,
+/// on the CPU or on the GPU.
+#[allow(clippy::too_many_arguments)]
+fn analyse_region(
     objects: &[&Object],
     region: &Region,
     axis: Axis,
-    resolution: u32,
+    opts: &CheckOptions,
+    want_volume: bool,
+    want_self: bool,
+    engine: Engine<'_>,
     stats: &mut Stats,
-) -> Result<(Ldi, LdiView), CheckError> {
-    let mut view = LdiView::new(region, ViewDesc::Axis(axis), resolution)?;
+    gpu: &mut Option<crate::report::GpuSummary>,
+    t_ldi: &mut f64,
+    t_analysis: &mut f64,
+) -> Result<RegionAnswer, CheckError> {
+    let t = now_ms();
+    let mut view = LdiView::new(region, ViewDesc::Axis(axis), opts.resolution)?;
     view.fit_depth(objects.iter().flat_map(|o| o.aabb().corners()));
+    let eps = opts.epsilon.unwrap_or(view.pixel_size);
+    let want_surface = objects.len() > 1;
     let tris: Vec<Vec<[u32; 3]>> = objects
         .iter()
         .map(|o| triangles_over(o, region, axis))
@@ -431,11 +574,133 @@ fn build_ldi(
             triangles: t,
         })
         .collect();
-    let (ldi, rs) = rasterize(&view, &inputs)?;
     stats.ldis += 1;
-    stats.fragments += rs.fragments as u64;
-    stats.max_ldi_pixels = stats.max_ldi_pixels.max(ldi.pixel_count() as u64);
-    Ok((ldi, view))
+    stats.max_ldi_pixels = stats
+        .max_ldi_pixels
+        .max(u64::from(view.width) * u64::from(view.height));
+    let _ = &gpu;
+    match engine {
+        #[cfg(not(feature = "gpu"))]
+        Engine::Never(_) => Err(CheckError::Gpu("no GPU in this build".into())),
+        Engine::Cpu => {
+            let (ldi, rs) = rasterize(&view, &inputs)?;
+            stats.fragments += rs.fragments as u64;
+            let t2 = now_ms();
+            *t_ldi += t2 - t;
+            let volume = want_volume
+                .then(|| volume_overlaps(&ldi, &view))
+                .and_then(|v| v.into_iter().find(|p| (p.a, p.b) == (0, 1)));
+            let contact = want_surface
+                .then(|| surface_contacts(&ldi, &view, eps))
+                .and_then(|v| v.into_iter().find(|p| (p.a, p.b) == (0, 1)));
+            let self_intersection = want_self.then(|| {
+                let s = self_intersections(&ldi, &view, 0);
+                SelfSummary {
+                    volume: s.volume,
+                    pixels: s.pixels,
+                    depth_count: s.depth_count,
+                    depth: s.depth,
+                }
+            });
+            *t_analysis += now_ms() - t2;
+            Ok(RegionAnswer {
+                view,
+                volume,
+                contact,
+                self_intersection,
+            })
+        }
+        #[cfg(feature = "gpu")]
+        Engine::Gpu(ctx, desc) => {
+            let want = crate::gpu::Analyses {
+                volume: want_volume,
+                surface_eps: want_surface.then_some((eps / view.depth_extent) as f32),
+                self_object: want_self.then_some(0),
+                read_ldi: false,
+                read_mask: false,
+            };
+            let out = gpu_run(ctx, &view, &inputs, &desc, &want)?;
+            stats.fragments += out.stats.fragments;
+            *t_ldi += now_ms() - t;
+            if let Some(g) = gpu.as_mut() {
+                add_gpu_stats(g, &out.stats);
+            }
+            let volume = out
+                .volume
+                .iter()
+                .find(|p| (p.a, p.b) == (0, 1))
+                .map(|p| PairVolume {
+                    a: 0,
+                    b: 1,
+                    volume: view.world_depth(p.length) * view.pixel_area(),
+                    depth: view.world_depth(f64::from(p.deepest)),
+                    pixels: p.pixels,
+                    bbox: world_box(&view, p.lo, p.hi),
+                });
+            let contact = out
+                .surface
+                .iter()
+                .find(|p| (p.a, p.b) == (0, 1))
+                .map(|p| PairContacts {
+                    a: 0,
+                    b: 1,
+                    pixels: p.pixels,
+                    min_gap: view.world_depth(f64::from(p.min_gap.max(0.0))),
+                    bbox: world_box(&view, p.lo, p.hi),
+                    mask: Vec::new(),
+                });
+            let self_intersection = out.self_intersection.map(|s| SelfSummary {
+                volume: view.world_depth(s.length) * view.pixel_area(),
+                pixels: s.pixels,
+                depth_count: s.max_count.saturating_sub(1),
+                depth: view.world_depth(f64::from(s.deepest)),
+            });
+            Ok(RegionAnswer {
+                view,
+                volume,
+                contact,
+                self_intersection,
+            })
+        }
+    }
+}
+
+#[cfg(feature = "gpu")]
+fn add_gpu_stats(g: &mut crate::report::GpuSummary, s: &crate::gpu::GpuStats) {
+    g.fragments += s.fragments;
+    g.tiles += u64::from(s.tiles);
+    g.peak_bytes = g.peak_bytes.max(s.bytes);
+    g.geometry_passes += u64::from(s.geometry_passes);
+    g.layers = g.layers.max(s.layers);
+    g.timer.clone_from(&s.timer);
+    for (k, v) in &s.timings_ms {
+        *g.timings_ms.entry(k.clone()).or_default() += v;
+    }
+}
+
+#[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+fn gpu_run(
+    ctx: &crate::gpu::GpuContext,
+    view: &LdiView,
+    inputs: &[RasterObject<'_>],
+    desc: &crate::gpu::LdiDesc,
+    want: &crate::gpu::Analyses,
+) -> Result<crate::gpu::GpuOutput, CheckError> {
+    crate::gpu::block_on(crate::gpu::run(ctx, view, inputs, desc, want))
+        .map_err(|e| CheckError::Gpu(e.to_string()))
+}
+
+#[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+fn gpu_run(
+    _ctx: &crate::gpu::GpuContext,
+    _view: &LdiView,
+    _inputs: &[RasterObject<'_>],
+    _desc: &crate::gpu::LdiDesc,
+    _want: &crate::gpu::Analyses,
+) -> Result<crate::gpu::GpuOutput, CheckError> {
+    Err(CheckError::Gpu(
+        "the browser cannot block on the GPU: use the async gpu::run".into(),
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -450,19 +715,30 @@ fn pair_axis(
     stats: &mut Stats,
     t_ldi: &mut f64,
     t_analysis: &mut f64,
+    engine: Engine<'_>,
+    gpu: &mut Option<crate::report::GpuSummary>,
 ) -> Result<(), CheckError> {
-    let t = now_ms();
-    let (ldi, view) = build_ldi(&[a, b], region, axis, opts.resolution, stats)?;
-    let t2 = now_ms();
-    *t_ldi += t2 - t;
+    let r = analyse_region(
+        &[a, b],
+        region,
+        axis,
+        opts,
+        volume,
+        false,
+        engine,
+        stats,
+        gpu,
+        t_ldi,
+        t_analysis,
+    )?;
+    let view = &r.view;
     let eps = opts.epsilon.unwrap_or(view.pixel_size);
     acc.axes.push(axis.name().to_string());
     acc.pixel_size = acc.pixel_size.max(view.pixel_size);
     acc.epsilon = acc.epsilon.max(eps);
     let mut grow = |r: Region| acc_box(&mut acc.bbox, r);
     if volume {
-        let v = volume_overlaps(&ldi, &view);
-        let pv = v.iter().find(|p| (p.a, p.b) == (0, 1));
+        let pv = r.volume.as_ref();
         acc.volumes.push(pv.map_or(0.0, |p| p.volume));
         if let Some(p) = pv {
             acc.depth = acc.depth.max(p.depth);
@@ -470,12 +746,10 @@ fn pair_axis(
             grow(p.bbox);
         }
     }
-    let c = surface_contacts(&ldi, &view, eps);
-    if let Some(p) = c.iter().find(|p| (p.a, p.b) == (0, 1)) {
+    if let Some(p) = &r.contact {
         acc.contact_pixels = acc.contact_pixels.max(p.pixels);
         grow(p.bbox);
     }
-    *t_analysis += now_ms() - t2;
     Ok(())
 }
 
@@ -524,12 +798,15 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
 }
 
 /// Seed 000's self-collision of one closed object over its own box.
+#[allow(clippy::too_many_arguments)]
 fn self_check(
     o: &Object,
     opts: &CheckOptions,
     stats: &mut Stats,
     t_ldi: &mut f64,
     t_analysis: &mut f64,
+    engine: Engine<'_>,
+    gpu: &mut Option<crate::report::GpuSummary>,
 ) -> Result<Option<SelfReport>, CheckError> {
     let region = pad(o.aabb());
     let axes = match &opts.axes {
@@ -539,17 +816,26 @@ fn self_check(
     let mut volumes = Vec::new();
     let (mut pixels, mut layers, mut depth, mut pixel_size) = (0u64, 0u32, 0.0f64, 0.0f64);
     for axis in axes {
-        let t = now_ms();
-        let (ldi, view) = build_ldi(&[o], &region, axis, opts.resolution, stats)?;
-        let t2 = now_ms();
-        *t_ldi += t2 - t;
-        let s = self_intersections(&ldi, &view, 0);
-        *t_analysis += now_ms() - t2;
-        volumes.push(s.volume);
-        pixels = pixels.max(s.pixels);
-        layers = layers.max(s.depth_count);
-        depth = depth.max(s.depth);
-        pixel_size = pixel_size.max(view.pixel_size);
+        let r = analyse_region(
+            &[o],
+            &region,
+            axis,
+            opts,
+            false,
+            true,
+            engine,
+            stats,
+            gpu,
+            t_ldi,
+            t_analysis,
+        )?;
+        if let Some(s) = r.self_intersection {
+            volumes.push(s.volume);
+            pixels = pixels.max(s.pixels);
+            layers = layers.max(s.depth_count);
+            depth = depth.max(s.depth);
+        }
+        pixel_size = pixel_size.max(r.view.pixel_size);
     }
     let volume = volumes.iter().sum::<f64>() / volumes.len().max(1) as f64;
     Ok((pixels > 0).then(|| SelfReport {

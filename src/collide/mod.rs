@@ -17,7 +17,11 @@ mod surface;
 mod volume;
 
 pub use broad::sweep_and_prune;
-pub use check::{check, check_with_progress, Axes, CheckError, CheckOptions, Mode, Progress};
+#[cfg(feature = "gpu")]
+pub use check::check_on_gpu;
+pub use check::{
+    check, check_with_progress, Axes, Backend, CheckError, CheckOptions, Mode, Progress,
+};
 pub use exact::{
     mesh_contact, mesh_self_contact, point_in_mesh, tri_tri_intersection, ExactContact, TriTri,
 };

@@ -20,7 +20,7 @@
 //! opposite signs: a ray through a shared edge or vertex of a closed mesh produces exactly one
 //! entry and one exit (seed 000 Abb. 3.3), never a hole or a double count.
 
-mod setup;
+pub(crate) mod setup;
 mod simd;
 mod traversal;
 

@@ -10,7 +10,7 @@ use glam::Vec3;
 use crate::ldi::LdiView;
 
 /// Sub-pixel steps per pixel.
-const SUBPIXEL: f64 = 256.0;
+pub(crate) const SUBPIXEL: f64 = 256.0;
 
 /// `floor` without a libm call (baseline x86-64 has no `roundsd`). Exact for |x| < 2^52;
 /// larger values are integers already. NaN stays NaN.

@@ -1,0 +1,621 @@
+//! The GPU LDI pipeline against the CPU oracle (issue 3), on the software Vulkan adapter
+//! (lavapipe). One test binary, serialized with a global lock; every test prints a notice and
+//! passes vacuously when the machine has no Vulkan adapter at all (the CPU path is then the
+//! only one; CI installs lavapipe so they run there).
+//!
+//! Equality: same fragment count in every pixel, depths within 1e-6 (relative, or absolute
+//! below 1), and the same tags — fragments whose depths are equal within that tolerance may
+//! come in either order (the two producers round the last bit differently), so tags are
+//! compared as multisets within such runs.
+
+#![cfg(feature = "gpu")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use glam::Vec3;
+use ldiclash::collide::{self_intersections, surface_contacts, volume_overlaps};
+use ldiclash::gpu::{
+    block_on, build_ldi, run, Analyses, GpuContext, GpuOptions, LdiDesc, LdiMethod, SortVariant,
+};
+use ldiclash::ldi::{Axis, Ldi, LdiView, Region, ViewDesc};
+use ldiclash::mesh::shapes::{cuboid, cylinder, plane_stack, uv_sphere};
+use ldiclash::mesh::Mesh;
+use ldiclash::raster::{rasterize, RasterObject};
+
+fn lock() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The shared software context, or `None` (with a notice) when there is no adapter.
+fn ctx() -> Option<&'static GpuContext> {
+    static CTX: OnceLock<Option<GpuContext>> = OnceLock::new();
+    CTX.get_or_init(|| {
+        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+            let dir = std::env::temp_dir().join(format!("ldiclash-xdg-{}", std::process::id()));
+            let _ = std::fs::create_dir_all(&dir);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+            }
+            std::env::set_var("XDG_RUNTIME_DIR", dir);
+        }
+        match block_on(GpuContext::new(GpuOptions {
+            prefer_software: true,
+        })) {
+            Ok(c) => {
+                eprintln!("GPU tests on {}", c.adapter_name());
+                Some(c)
+            }
+            Err(e) => {
+                eprintln!(
+                    "SKIPPED: no GPU adapter ({e}); GPU tests need lavapipe (mesa-vulkan-drivers)"
+                );
+                None
+            }
+        }
+    })
+    .as_ref()
+}
+
+fn objects(meshes: &[Mesh]) -> Vec<RasterObject<'_>> {
+    meshes
+        .iter()
+        .enumerate()
+        .map(|(i, m)| RasterObject {
+            id: i as u32,
+            positions: &m.positions,
+            triangles: &m.triangles,
+        })
+        .collect()
+}
+
+fn view_of(meshes: &[Mesh], desc: ViewDesc, res: u32) -> LdiView {
+    let region = meshes
+        .iter()
+        .filter_map(|m| Region::around(m.positions.iter().copied()))
+        .reduce(|a, b| a.union(&b))
+        .unwrap();
+    let mut view = LdiView::new(&region, desc, res).unwrap();
+    view.fit_depth(region.corners());
+    view
+}
+
+/// Largest |CPU depth − GPU depth| seen (f32 bits; non-negative floats order like u32).
+static MAX_DIFF: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+/// Positions where equal-depth fragments came in another order.
+static SWAPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Assert GPU == CPU (see the module docs); returns the fragment count.
+fn assert_same_ldi(cpu: &Ldi, gpu: &Ldi, what: &str) -> usize {
+    assert_eq!((cpu.width, cpu.height), (gpu.width, gpu.height), "{what}");
+    assert_eq!(
+        cpu.fragment_count(),
+        gpu.fragment_count(),
+        "{what}: fragment count"
+    );
+    for p in 0..cpu.pixel_count() {
+        let (a, b) = (cpu.pixel(p), gpu.pixel(p));
+        assert_eq!(a.len(), b.len(), "{what}: pixel {p} count");
+        let tol = |d: f32| 1e-6 * d.abs().max(1.0);
+        for (f, g) in a.iter().zip(b) {
+            MAX_DIFF.fetch_max(
+                (f.depth - g.depth).abs().to_bits(),
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            if f.tag != g.tag {
+                SWAPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            assert!(
+                (f.depth - g.depth).abs() <= tol(f.depth),
+                "{what}: pixel {p} depth {} vs {}",
+                f.depth,
+                g.depth
+            );
+        }
+        // Tags: equal as multisets within runs of (tolerance-)equal depths.
+        let mut i = 0;
+        while i < a.len() {
+            let mut j = i + 1;
+            while j < a.len() && a[j].depth - a[j - 1].depth <= tol(a[j].depth) {
+                j += 1;
+            }
+            let mut ta: Vec<u32> = a[i..j].iter().map(|f| f.tag).collect();
+            let mut tb: Vec<u32> = b[i..j].iter().map(|f| f.tag).collect();
+            ta.sort_unstable();
+            tb.sort_unstable();
+            assert_eq!(ta, tb, "{what}: pixel {p} tags {:?} vs {:?}", a, b);
+            i = j;
+        }
+    }
+    assert!(gpu.is_sorted() || cpu.fragments.windows(2).count() > 0);
+    cpu.fragment_count()
+}
+
+/// CPU vs GPU for both methods (and both sort variants for fragment lists).
+fn compare(meshes: &[Mesh], view: &LdiView, what: &str) -> usize {
+    let Some(ctx) = ctx() else { return 0 };
+    let objs = objects(meshes);
+    let (cpu, _) = rasterize(view, &objs).unwrap();
+    let mut n = 0;
+    for (method, sort) in [
+        (LdiMethod::FragmentList, SortVariant::Merge),
+        (LdiMethod::FragmentList, SortVariant::Insertion),
+        (LdiMethod::Peel, SortVariant::Merge),
+    ] {
+        let desc = LdiDesc {
+            method,
+            sort,
+            budget: None,
+        };
+        let (gpu, stats) = block_on(build_ldi(ctx, view, &objs, &desc))
+            .unwrap_or_else(|e| panic!("{what} {method:?}: {e}"));
+        n = assert_same_ldi(&cpu, &gpu, &format!("{what} {method:?} {sort:?}"));
+        assert_eq!(stats.fragments as usize, n);
+        assert_eq!(stats.tiles, 1);
+        if method == LdiMethod::Peel && n > 0 {
+            assert!(stats.layers >= 2, "{what}: {stats:?}");
+        }
+    }
+    n
+}
+
+#[test]
+fn sphere_pair_ldi_equals_cpu() {
+    let _g = lock();
+    let meshes = vec![
+        uv_sphere(Vec3::ZERO, 1.0, 64, 32),
+        uv_sphere(Vec3::new(1.0, 0.0, 0.0), 1.0, 64, 32),
+    ];
+    for (d, res) in [
+        (ViewDesc::Axis(Axis::X), 128),
+        (ViewDesc::Axis(Axis::Z), 97),
+        (ViewDesc::Direction(Vec3::new(0.3, -0.7, 0.2)), 64),
+    ] {
+        let view = view_of(&meshes, d, res);
+        let n = compare(&meshes, &view, &format!("spheres {d:?}"));
+        if ctx().is_some() {
+            assert!(n > 1000, "{n}");
+        }
+    }
+}
+
+#[test]
+fn analytic_scenes_ldi_equals_cpu() {
+    let _g = lock();
+    let scenes: Vec<(&str, Vec<Mesh>, u32)> = vec![
+        (
+            "boxes",
+            vec![
+                cuboid(Vec3::ZERO, Vec3::splat(2.0)),
+                cuboid(Vec3::new(1.0, 0.5, 0.25), Vec3::new(3.0, 1.5, 1.75)),
+            ],
+            64,
+        ),
+        (
+            "nested",
+            vec![
+                uv_sphere(Vec3::ZERO, 2.0, 48, 24),
+                cuboid(Vec3::splat(-0.5), Vec3::splat(0.5)),
+            ],
+            80,
+        ),
+        (
+            "touching boxes",
+            vec![
+                cuboid(Vec3::ZERO, Vec3::ONE),
+                cuboid(Vec3::new(1.0, 0.0, 0.0), Vec3::new(2.0, 1.0, 1.0)),
+            ],
+            16,
+        ),
+        ("plane stack", vec![plane_stack(8, 2000, 1.0, 0.04)], 64),
+        // Vertices on pixel centres and fans: the fill rule's edge cases.
+        (
+            "low-res sphere",
+            vec![uv_sphere(Vec3::ZERO, 1.0, 16, 8)],
+            16,
+        ),
+        (
+            "cylinder fan",
+            vec![cylinder(Vec3::ZERO, 1.0, -1.0, 1.0, 8, 2)],
+            4,
+        ),
+        ("unit box", vec![cuboid(Vec3::ZERO, Vec3::ONE)], 8),
+    ];
+    let dirs = [
+        ViewDesc::Axis(Axis::X),
+        ViewDesc::Axis(Axis::Y),
+        ViewDesc::Axis(Axis::Z),
+        ViewDesc::Direction(Vec3::new(1.0, 1.0, 1.0)),
+        ViewDesc::Direction(Vec3::new(0.3, -0.7, 0.2)),
+    ];
+    let mut total = 0;
+    for (name, meshes, res) in &scenes {
+        for d in dirs {
+            let view = view_of(meshes, d, *res);
+            total += compare(meshes, &view, &format!("{name} {d:?}"));
+        }
+    }
+    if ctx().is_some() {
+        assert!(total > 50_000, "{total}");
+        eprintln!(
+            "analytic scenes: {total} fragments per method; largest depth difference {:e}, {} tags in swapped equal-depth order",
+            f32::from_bits(MAX_DIFF.load(std::sync::atomic::Ordering::Relaxed)),
+            SWAPS.load(std::sync::atomic::Ordering::Relaxed)
+        );
+    }
+}
+
+/// The shared scenes (tests/data): all objects in one LDI along each axis.
+#[test]
+fn shared_scenes_ldi_equals_cpu() {
+    let _g = lock();
+    if ctx().is_none() {
+        return;
+    }
+    for dir in [
+        "bunny_pair",
+        "gripper_parts",
+        "kuka_zero_pose",
+        "kuka_folded",
+    ] {
+        let scene = common::load_scene(dir);
+        let meshes: Vec<Mesh> = scene.objects.iter().map(|o| o.world().clone()).collect();
+        for axis in [Axis::X, Axis::Y, Axis::Z] {
+            let view = view_of(&meshes, ViewDesc::Axis(axis), 96);
+            let n = compare(&meshes, &view, &format!("{dir} {axis}"));
+            assert!(n > 1000, "{dir} {axis}: {n}");
+        }
+    }
+}
+
+/// GPU analyses on the GPU LDI == CPU analyses on the CPU LDI.
+#[test]
+fn gpu_analyses_equal_cpu_analyses() {
+    let _g = lock();
+    let Some(ctx) = ctx() else { return };
+    let cases: Vec<(&str, Vec<Mesh>)> = vec![
+        (
+            "spheres",
+            vec![
+                uv_sphere(Vec3::ZERO, 1.0, 64, 32),
+                uv_sphere(Vec3::new(1.0, 0.2, 0.0), 1.0, 64, 32),
+            ],
+        ),
+        (
+            "three boxes",
+            vec![
+                cuboid(Vec3::ZERO, Vec3::splat(2.0)),
+                cuboid(Vec3::new(1.0, 0.5, 0.25), Vec3::new(3.0, 1.5, 1.75)),
+                cuboid(Vec3::new(0.5, 0.5, 0.5), Vec3::new(2.5, 2.5, 1.0)),
+            ],
+        ),
+        ("plane stack", vec![plane_stack(10, 4000, 1.0, 0.04)]),
+    ];
+    for (name, meshes) in &cases {
+        for d in [
+            ViewDesc::Axis(Axis::Z),
+            ViewDesc::Direction(Vec3::new(0.2, 0.9, -0.4)),
+        ] {
+            let view = view_of(meshes, d, 100);
+            let objs = objects(meshes);
+            let (ldi, _) = rasterize(&view, &objs).unwrap();
+            let eps = view.pixel_size;
+            let want = Analyses {
+                volume: true,
+                surface_eps: Some((eps / view.depth_extent) as f32),
+                self_object: Some(0),
+                read_ldi: false,
+                read_mask: true,
+            };
+            for method in [LdiMethod::FragmentList, LdiMethod::Peel] {
+                let desc = LdiDesc {
+                    method,
+                    ..LdiDesc::default()
+                };
+                let out = block_on(run(ctx, &view, &objs, &desc, &want)).unwrap();
+                let what = format!("{name} {d:?} {method:?}");
+                // Volumes.
+                let cpu = volume_overlaps(&ldi, &view);
+                assert_eq!(cpu.len(), out.volume.len(), "{what}: volume pairs");
+                for (c, g) in cpu.iter().zip(&out.volume) {
+                    assert_eq!((c.a, c.b), (g.a, g.b), "{what}");
+                    let v = view.world_depth(g.length) * view.pixel_area();
+                    assert!(
+                        (v - c.volume).abs() <= 1e-3 * c.volume,
+                        "{what}: {v} vs {}",
+                        c.volume
+                    );
+                    assert_eq!(c.pixels, g.pixels, "{what}: volume pixels");
+                    let depth = view.world_depth(f64::from(g.deepest));
+                    assert!(
+                        (depth - c.depth).abs() <= 1e-5 * c.depth.max(1.0),
+                        "{what}: depth"
+                    );
+                }
+                // Surface contacts and the mask.
+                let cpu = surface_contacts(&ldi, &view, eps);
+                assert_eq!(cpu.len(), out.surface.len(), "{what}: contact pairs");
+                let mut cpu_mask = vec![0u32; ldi.pixel_count().div_ceil(32)];
+                for (c, g) in cpu.iter().zip(&out.surface) {
+                    assert_eq!((c.a, c.b), (g.a, g.b), "{what}");
+                    let px = c.pixels as f64;
+                    assert!(
+                        (g.pixels as f64 - px).abs() <= 0.01 * px + 2.0,
+                        "{what}: contact pixels {} vs {px}",
+                        g.pixels
+                    );
+                    for &p in &c.mask {
+                        cpu_mask[p as usize / 32] |= 1 << (p % 32);
+                    }
+                }
+                let gpu_mask = out.mask.clone().unwrap();
+                let differ: u32 = cpu_mask
+                    .iter()
+                    .zip(&gpu_mask)
+                    .map(|(a, b)| (a ^ b).count_ones())
+                    .sum();
+                let set: u32 = cpu_mask.iter().map(|a| a.count_ones()).sum();
+                assert!(
+                    differ as f64 <= 0.01 * f64::from(set) + 2.0,
+                    "{what}: mask differs in {differ} of {set}"
+                );
+                // Self-collision of object 0.
+                let cs = self_intersections(&ldi, &view, 0);
+                let gs = out.self_intersection.unwrap();
+                let gv = view.world_depth(gs.length) * view.pixel_area();
+                assert!(
+                    (gv - cs.volume).abs() <= 1e-3 * cs.volume.max(1e-12),
+                    "{what}: self {gv} vs {}",
+                    cs.volume
+                );
+                assert_eq!(cs.pixels, gs.pixels, "{what}: self pixels");
+                assert_eq!(
+                    cs.depth_count,
+                    gs.max_count.saturating_sub(1),
+                    "{what}: self depth count"
+                );
+                assert_eq!(cs.unterminated, gs.unterminated, "{what}");
+                if *name == "plane stack" {
+                    if let ViewDesc::Axis(Axis::Z) = d {
+                        assert_eq!(gs.max_count - 1, 4, "n/2 - 1 for 10 planes");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A small budget splits the image into tiles; the result is the one-tile result.
+#[test]
+fn tiles_give_the_one_tile_result() {
+    let _g = lock();
+    let Some(ctx) = ctx() else { return };
+    let meshes = vec![
+        uv_sphere(Vec3::ZERO, 1.0, 64, 32),
+        uv_sphere(Vec3::new(1.0, 0.0, 0.0), 1.0, 64, 32),
+        plane_stack(6, 2000, 2.0, 0.1),
+    ];
+    let view = view_of(&meshes, ViewDesc::Axis(Axis::Z), 120);
+    let objs = objects(&meshes);
+    let (cpu, _) = rasterize(&view, &objs).unwrap();
+    let want = Analyses {
+        volume: true,
+        surface_eps: Some(0.01),
+        self_object: Some(2),
+        read_ldi: true,
+        read_mask: true,
+    };
+    for method in [LdiMethod::FragmentList, LdiMethod::Peel] {
+        let one = block_on(run(
+            ctx,
+            &view,
+            &objs,
+            &LdiDesc {
+                method,
+                ..LdiDesc::default()
+            },
+            &want,
+        ))
+        .unwrap();
+        assert_eq!(one.stats.tiles, 1);
+        let budget = 64 * 1024;
+        let many = block_on(run(
+            ctx,
+            &view,
+            &objs,
+            &LdiDesc {
+                method,
+                budget: Some(budget),
+                ..LdiDesc::default()
+            },
+            &want,
+        ))
+        .unwrap();
+        assert!(many.stats.tiles >= 4, "{:?}", many.stats);
+        assert!(many.stats.geometry_chunks >= 4, "{:?}", many.stats);
+        assert_eq!(one.stats.geometry_chunks, 1);
+        assert!(
+            many.stats.bytes < one.stats.bytes,
+            "{:?} vs {:?}",
+            many.stats,
+            one.stats
+        );
+        assert_eq!(many.stats.fragments, one.stats.fragments);
+        let l1 = one.ldi.unwrap();
+        let l2 = many.ldi.unwrap();
+        assert_same_ldi(&cpu, &l1, "one tile");
+        assert_same_ldi(&cpu, &l2, "tiles");
+        assert_eq!(l1, l2, "tiles change nothing, bit for bit");
+        assert_eq!(one.volume, many.volume);
+        assert_eq!(one.surface, many.surface);
+        assert_eq!(one.self_intersection, many.self_intersection);
+        assert_eq!(one.mask, many.mask);
+    }
+    // A budget below one row is an error that says so, not a silent drop.
+    let e = block_on(run(
+        ctx,
+        &view,
+        &objs,
+        &LdiDesc {
+            budget: Some(64),
+            ..LdiDesc::default()
+        },
+        &want,
+    ))
+    .unwrap_err();
+    assert!(matches!(e, ldiclash::gpu::GpuError::Capacity { .. }), "{e}");
+}
+
+/// The whole check on the GPU (both methods) reports what the CPU reports, on the analytic
+/// scenes and every shared scene.
+#[test]
+fn reports_agree_with_the_cpu() {
+    use ldiclash::collide::{check, check_on_gpu, Backend, CheckOptions};
+    let _g = lock();
+    let Some(ctx) = ctx() else { return };
+    let mut scenes: Vec<(String, ldiclash::scene::Scene)> = vec![
+        (
+            "spheres".into(),
+            common::scene_of(vec![
+                uv_sphere(Vec3::ZERO, 1.0, 128, 64),
+                uv_sphere(Vec3::new(1.0, 0.0, 0.0), 1.0, 128, 64),
+            ]),
+        ),
+        (
+            "touching boxes".into(),
+            common::scene_of(vec![
+                cuboid(Vec3::ZERO, Vec3::ONE),
+                cuboid(Vec3::new(1.0, 0.0, 0.0), Vec3::new(2.0, 1.0, 1.0)),
+            ]),
+        ),
+        (
+            "plane stack".into(),
+            common::scene_of(vec![plane_stack(8, 4000, 1.0, 0.04)]),
+        ),
+    ];
+    for dir in [
+        "bunny_pair",
+        "gripper_parts",
+        "kuka_zero_pose",
+        "kuka_folded",
+    ] {
+        scenes.push((dir.into(), common::load_scene(dir)));
+    }
+    for (name, scene) in &scenes {
+        let opts = CheckOptions {
+            resolution: 128,
+            ..CheckOptions::default()
+        };
+        let cpu = check(scene, &opts).unwrap();
+        for peel in [false, true] {
+            let o = CheckOptions {
+                backend: Backend::Gpu { peel },
+                ..opts.clone()
+            };
+            let gpu = check_on_gpu(scene, &o, ctx, &mut |_, _, _| {}).unwrap();
+            let what = format!("{name} peel={peel}");
+            assert_eq!(gpu.backend, "gpu");
+            assert!(gpu.adapter.is_some());
+            assert_eq!(
+                cpu.pairs.len(),
+                gpu.pairs.len(),
+                "{what}: {:?} vs {:?}",
+                cpu.pairs,
+                gpu.pairs
+            );
+            for (c, g) in cpu.pairs.iter().zip(&gpu.pairs) {
+                assert_eq!((&c.a, &c.b, c.kind), (&g.a, &g.b, g.kind), "{what}");
+                if let (Some(v), Some(w)) = (c.volume, g.volume) {
+                    assert!(
+                        (v - w).abs() <= 1e-3 * v.abs().max(1e-12),
+                        "{what}: volume {v} vs {w}"
+                    );
+                }
+                assert_eq!(c.axes, g.axes, "{what}");
+            }
+            assert_eq!(
+                cpu.self_collisions.len(),
+                gpu.self_collisions.len(),
+                "{what}: self"
+            );
+            for (c, g) in cpu.self_collisions.iter().zip(&gpu.self_collisions) {
+                assert_eq!((&c.object, c.layers), (&g.object, g.layers), "{what}");
+                assert!(
+                    (c.volume - g.volume).abs() <= 1e-3 * c.volume,
+                    "{what}: self volume"
+                );
+            }
+            assert_eq!(
+                cpu.stats.fragments, gpu.stats.fragments,
+                "{what}: fragments"
+            );
+            let summary = gpu.gpu.unwrap();
+            assert_eq!(summary.fragments, gpu.stats.fragments);
+            assert_eq!(summary.method, if peel { "peel" } else { "fraglist" });
+            assert_eq!(
+                summary.timings_ms.is_empty(),
+                summary.fragments == 0,
+                "{what}"
+            );
+        }
+    }
+}
+
+/// `ldiclash check --backend gpu [--ldi peel] --json` says which backend and adapter ran and
+/// finds the CPU's pairs; a bad `--ldi` is an error with a message.
+#[test]
+fn cli_backend_gpu() {
+    use std::process::Command;
+    let _g = lock();
+    if ctx().is_none() {
+        return;
+    }
+    let scene = common::data("bunny_pair/scene.json");
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_ldiclash"))
+            .arg("check")
+            .arg(&scene)
+            .args(["--json", "--resolution", "128"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let cpu = run(&[]);
+    assert_eq!(cpu["backend"], "cpu");
+    assert!(cpu.get("adapter").is_none());
+    for ldi in ["fraglist", "peel"] {
+        let gpu = run(&["--backend", "gpu", "--ldi", ldi]);
+        assert_eq!(gpu["backend"], "gpu", "{gpu}");
+        assert!(
+            gpu["adapter"].as_str().unwrap_or("").contains("Vulkan"),
+            "{gpu}"
+        );
+        assert_eq!(gpu["gpu"]["method"], ldi);
+        assert!(gpu["gpu"]["fragments"].as_u64().unwrap() > 10_000);
+        assert_eq!(gpu["pairs"].as_array().unwrap().len(), 1);
+        let (v, w) = (
+            cpu["pairs"][0]["volume"].as_f64().unwrap(),
+            gpu["pairs"][0]["volume"].as_f64().unwrap(),
+        );
+        assert!((v - w).abs() <= 1e-3 * v, "{v} vs {w}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_ldiclash"))
+        .arg("check")
+        .arg(&scene)
+        .args(["--backend", "gpu", "--ldi", "stencil"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fraglist or peel"));
+}

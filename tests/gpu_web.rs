@@ -1,0 +1,133 @@
+//! The GPU pipeline compiled to wasm, in headless Chromium on SwiftShader (TOOLING.md):
+//! the same LDI and analyses as the CPU path on the sphere pair and the shared bunny scene.
+//!
+//! Run: `CHROMEDRIVER=/usr/bin/chromedriver cargo test --target wasm32-unknown-unknown --test gpu_web`
+//! (`.cargo/config.toml` sets wasm-bindgen-test-runner; `webdriver.json` has Chromium's
+//! WebGPU/SwiftShader flags; scripts/test.sh runs it). Natively this file is empty.
+
+#![cfg(all(target_arch = "wasm32", feature = "gpu"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use glam::{DMat4, Vec3};
+use ldiclash::collide::{surface_contacts, volume_overlaps};
+use ldiclash::gpu::{build_ldi, run, Analyses, GpuContext, GpuOptions, LdiDesc, LdiMethod};
+use ldiclash::ldi::{Axis, Ldi, LdiView, Region, ViewDesc};
+use ldiclash::mesh::shapes::uv_sphere;
+use ldiclash::mesh::Mesh;
+use ldiclash::raster::{rasterize, RasterObject};
+use ldiclash::scene::{Scene, SceneFile};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const BUNNY_SCENE: &[u8] = include_bytes!("data/bunny_pair/scene.json");
+const BUNNY_OBJ: &[u8] = include_bytes!("data/bunny_pair/meshes/bunny.obj");
+
+fn objects(meshes: &[Mesh]) -> Vec<RasterObject<'_>> {
+    meshes
+        .iter()
+        .enumerate()
+        .map(|(i, m)| RasterObject {
+            id: i as u32,
+            positions: &m.positions,
+            triangles: &m.triangles,
+        })
+        .collect()
+}
+
+fn view_of(meshes: &[Mesh], axis: Axis, res: u32) -> LdiView {
+    let region = meshes
+        .iter()
+        .filter_map(|m| Region::around(m.positions.iter().copied()))
+        .reduce(|a, b| a.union(&b))
+        .unwrap();
+    let mut view = LdiView::new(&region, ViewDesc::Axis(axis), res).unwrap();
+    view.fit_depth(region.corners());
+    view
+}
+
+fn assert_same(cpu: &Ldi, gpu: &Ldi) {
+    assert_eq!(
+        cpu.offsets, gpu.offsets,
+        "same fragment count in every pixel"
+    );
+    for p in 0..cpu.pixel_count() {
+        for (f, g) in cpu.pixel(p).iter().zip(gpu.pixel(p)) {
+            assert!(
+                (f.depth - g.depth).abs() <= 1e-6 * f.depth.abs().max(1.0),
+                "pixel {p}"
+            );
+        }
+        let mut a: Vec<u32> = cpu.pixel(p).iter().map(|f| f.tag).collect();
+        let mut b: Vec<u32> = gpu.pixel(p).iter().map(|f| f.tag).collect();
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b, "pixel {p}");
+    }
+}
+
+async fn compare(meshes: &[Mesh], view: &LdiView) -> usize {
+    let ctx = match GpuContext::new(GpuOptions::default()).await {
+        Ok(c) => c,
+        Err(e) => panic!("no WebGPU in this browser: {e}"),
+    };
+    let objs = objects(meshes);
+    let (cpu, _) = rasterize(view, &objs).unwrap();
+    for method in [LdiMethod::FragmentList, LdiMethod::Peel] {
+        let desc = LdiDesc {
+            method,
+            ..LdiDesc::default()
+        };
+        let (gpu, stats) = build_ldi(&ctx, view, &objs, &desc).await.unwrap();
+        assert_same(&cpu, &gpu);
+        assert_eq!(stats.fragments as usize, cpu.fragment_count());
+    }
+    // Analyses on the GPU match the CPU's.
+    let eps = view.pixel_size;
+    let out = run(
+        &ctx,
+        view,
+        &objs,
+        &LdiDesc::default(),
+        &Analyses {
+            volume: true,
+            surface_eps: Some((eps / view.depth_extent) as f32),
+            ..Analyses::default()
+        },
+    )
+    .await
+    .unwrap();
+    let cv = volume_overlaps(&cpu, view);
+    assert_eq!(cv.len(), out.volume.len());
+    for (c, g) in cv.iter().zip(&out.volume) {
+        let v = view.world_depth(g.length) * view.pixel_area();
+        assert!(
+            (v - c.volume).abs() <= 1e-3 * c.volume,
+            "{v} vs {}",
+            c.volume
+        );
+    }
+    let cs = surface_contacts(&cpu, view, eps);
+    assert_eq!(cs.len(), out.surface.len());
+    cpu.fragment_count()
+}
+
+#[wasm_bindgen_test]
+async fn sphere_pair_matches_the_cpu_in_the_browser() {
+    let meshes = vec![
+        uv_sphere(Vec3::ZERO, 1.0, 48, 24),
+        uv_sphere(Vec3::new(1.0, 0.0, 0.0), 1.0, 48, 24),
+    ];
+    let n = compare(&meshes, &view_of(&meshes, Axis::X, 96)).await;
+    assert!(n > 5000, "{n}");
+}
+
+#[wasm_bindgen_test]
+async fn bunny_pair_matches_the_cpu_in_the_browser() {
+    let file = SceneFile::parse(BUNNY_SCENE).unwrap();
+    let scene = Scene::from_file(&file, |_| Ok(BUNNY_OBJ.to_vec())).unwrap();
+    let _ = DMat4::IDENTITY;
+    let meshes: Vec<Mesh> = scene.objects.iter().map(|o| o.world().clone()).collect();
+    let n = compare(&meshes, &view_of(&meshes, Axis::Y, 96)).await;
+    assert!(n > 5000, "{n}");
+}
