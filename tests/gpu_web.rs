@@ -8,7 +8,7 @@
 #![cfg(all(target_arch = "wasm32", feature = "gpu"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use glam::{DMat4, Vec3};
+use glam::Vec3;
 use ldiclash::collide::{surface_contacts, volume_overlaps};
 use ldiclash::gpu::{build_ldi, run, Analyses, GpuContext, GpuOptions, LdiDesc, LdiMethod};
 use ldiclash::ldi::{Axis, Ldi, LdiView, Region, ViewDesc};
@@ -47,10 +47,16 @@ fn view_of(meshes: &[Mesh], axis: Axis, res: u32) -> LdiView {
 }
 
 fn assert_same(cpu: &Ldi, gpu: &Ldi) {
-    assert_eq!(cpu.offsets, gpu.offsets, "same fragment count in every pixel");
+    assert_eq!(
+        cpu.offsets, gpu.offsets,
+        "same fragment count in every pixel"
+    );
     for p in 0..cpu.pixel_count() {
         for (f, g) in cpu.pixel(p).iter().zip(gpu.pixel(p)) {
-            assert!((f.depth - g.depth).abs() <= 1e-6 * f.depth.abs().max(1.0), "pixel {p}");
+            assert!(
+                (f.depth - g.depth).abs() <= 1e-6 * f.depth.abs().max(1.0),
+                "pixel {p}"
+            );
         }
         let mut a: Vec<u32> = cpu.pixel(p).iter().map(|f| f.tag).collect();
         let mut b: Vec<u32> = gpu.pixel(p).iter().map(|f| f.tag).collect();
@@ -95,7 +101,11 @@ async fn compare(meshes: &[Mesh], view: &LdiView) -> usize {
     assert_eq!(cv.len(), out.volume.len());
     for (c, g) in cv.iter().zip(&out.volume) {
         let v = view.world_depth(g.length) * view.pixel_area();
-        assert!((v - c.volume).abs() <= 1e-3 * c.volume, "{v} vs {}", c.volume);
+        assert!(
+            (v - c.volume).abs() <= 1e-3 * c.volume,
+            "{v} vs {}",
+            c.volume
+        );
     }
     let cs = surface_contacts(&cpu, view, eps);
     assert_eq!(cs.len(), out.surface.len());
@@ -116,7 +126,6 @@ async fn sphere_pair_matches_the_cpu_in_the_browser() {
 async fn bunny_pair_matches_the_cpu_in_the_browser() {
     let file = SceneFile::parse(BUNNY_SCENE).unwrap();
     let scene = Scene::from_file(&file, |_| Ok(BUNNY_OBJ.to_vec())).unwrap();
-    let _ = DMat4::IDENTITY;
     let meshes: Vec<Mesh> = scene.objects.iter().map(|o| o.world().clone()).collect();
     let n = compare(&meshes, &view_of(&meshes, Axis::Y, 96)).await;
     assert!(n > 5000, "{n}");
