@@ -8,7 +8,7 @@
 //! come in either order (the two producers round the last bit differently), so tags are
 //! compared as multisets within such runs.
 
-#![cfg(feature = "gpu")]
+#![cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

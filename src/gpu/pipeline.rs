@@ -841,10 +841,7 @@ impl Geometry {
         Ok(Self { chunks })
     }
 
-    fn parts<'a>(
-        &'a self,
-        groups: &'a [wgpu::BindGroup],
-    ) -> Vec<(&'a wgpu::BindGroup, &'a [(u32, u32, u32)])> {
+    fn parts<'a>(&'a self, groups: &'a [wgpu::BindGroup]) -> Vec<passes::DrawPart<'a>> {
         groups
             .iter()
             .zip(&self.chunks)

@@ -212,12 +212,18 @@ impl<'a> Stamp<'a> {
     }
 }
 
+/// (object id, first triangle, end triangle).
+pub(crate) type TriangleRange = (u32, u32, u32);
+
+/// One geometry chunk's group-0 bind group and its triangle ranges.
+pub(crate) type DrawPart<'a> = (&'a wgpu::BindGroup, &'a [TriangleRange]);
+
 /// Everything a geometry pass draws: the bind group of group 0 and per-object triangle ranges.
 #[derive(Debug)]
 pub(crate) struct GeometryDraw<'a> {
     /// Per geometry chunk: its group-0 bind group and its (object id, first triangle, end
     /// triangle) ranges.
-    pub parts: Vec<(&'a wgpu::BindGroup, &'a [(u32, u32, u32)])>,
+    pub parts: Vec<DrawPart<'a>>,
     /// The framebuffer view.
     pub target: &'a wgpu::TextureView,
 }
