@@ -41,6 +41,7 @@ use super::broad::sweep_and_prune;
 use super::exact::{point_in_mesh, tri_tri_intersection};
 use crate::ldi::{Axis, Region};
 use crate::mesh::Mesh;
+pub use crate::report::{CullideStats, ViewSets};
 
 /// Largest grid side accepted.
 pub const MAX_VISIBILITY_RESOLUTION: u32 = 4096;
@@ -362,56 +363,6 @@ impl Default for CullideOptions {
             cluster_size: 32,
         }
     }
-}
-
-/// Sizes of one view of a CULLIDE phase (Quick-CULLIDE sets).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct ViewSets {
-    /// The view axis.
-    pub axis: String,
-    /// Items drawn.
-    pub drawn: usize,
-    /// Fully visible in the first pass only.
-    pub ffv: usize,
-    /// Fully visible in the second pass only.
-    pub sfv: usize,
-    /// Fully visible in both passes (leave the PCS).
-    pub bfv: usize,
-    /// Fully visible in neither pass.
-    pub nfv: usize,
-    /// Second-pass visibility tests skipped.
-    pub skipped_tests: usize,
-}
-
-/// What each CULLIDE phase kept.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct CullideStats {
-    /// Objects.
-    pub objects: usize,
-    /// Candidate pairs from the broad phase.
-    pub broad_pairs: usize,
-    /// Objects in some candidate pair (the PCS before the object phase).
-    pub pcs_start: usize,
-    /// Object phase, per view.
-    pub object_views: Vec<ViewSets>,
-    /// Objects left after the object phase.
-    pub pcs_objects: usize,
-    /// Pairs left after the object phase.
-    pub object_pairs: usize,
-    /// Clusters of the objects left.
-    pub clusters: usize,
-    /// Sub-object phase, per view.
-    pub cluster_views: Vec<ViewSets>,
-    /// Clusters left after the sub-object phase.
-    pub pcs_clusters: usize,
-    /// Pairs handed to the exact phase.
-    pub exact_pairs: usize,
-    /// Triangle pairs tested exactly.
-    pub triangle_tests: u64,
-    /// Colliding pairs found.
-    pub colliding: usize,
-    /// Fraction of all object pairs `n(n-1)/2` never tested exactly.
-    pub pruning_ratio: f64,
 }
 
 /// One colliding pair found by [`cullide`].
