@@ -58,7 +58,7 @@ struct World {
 
 fn world(n: usize, seg: u32, frames: usize) -> World {
     let mut r = Rng(1 + n as u64 * 31 + seg as u64);
-    let size = 12.0f32;
+    let size = 20.0f32;
     let sizes: Vec<f32> = (0..n).map(|_| 0.8 + 0.8 * r.f()).collect();
     let base: Vec<Mesh> = (0..n).map(|k| shape(k, sizes[k], seg)).collect();
     let parry = base
@@ -214,13 +214,13 @@ fn main() {
     } else {
         &[20, 100]
     };
-    let segs: &[u32] = if full { &[12, 24, 40, 56] } else { &[12] };
+    let segs: &[u32] = if full { &[12, 24, 48, 64] } else { &[12] };
     println!("frames per row: {frames}; times are mean ms per frame (detection only)");
     println!(
         "| objects | triangles | brute exact | SAP + exact | SAP + CULLIDE + exact | SAP + convex (seed 001) | SAP + parry3d | colliding pairs (exact / cullide / convex / parry) |"
     );
     println!("|---|---|---|---|---|---|---|---|");
-    let mut rows: Vec<(usize, u32)> = counts.iter().map(|&n| (n, 40)).collect();
+    let mut rows: Vec<(usize, u32)> = counts.iter().map(|&n| (n, 36)).collect();
     rows.extend(segs.iter().map(|&s| (100, s)));
     for (n, seg) in rows {
         let w = world(n, seg, frames);

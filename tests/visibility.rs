@@ -233,3 +233,65 @@ fn cullide_matches_brute_force_on_100_moving_objects() {
     assert!(total >= 8, "{total}");
     assert!(exact_sum <= broad);
 }
+
+fn cli_check(dir: &str, mode: &str) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ldiclash"))
+        .arg("check")
+        .arg(common::data(dir).join("scene.json"))
+        .args(["--json", "--resolution", "128", "--mode", mode])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{dir}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `ldiclash check --mode cullide` reports exactly the reference pairs as kind `exact`, with
+/// the phase sizes; `--mode convex` never misses one and reports kind `convex`.
+#[test]
+fn cli_cullide_and_convex_modes() {
+    for dir in [
+        "bunny_pair",
+        "gripper_parts",
+        "kuka_folded",
+        "kuka_zero_pose",
+    ] {
+        let want: BTreeSet<(String, String)> = reference(dir)["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["collide"].as_bool() == Some(true))
+            .map(|p| {
+                let (a, b) = (p["a"].as_str().unwrap(), p["b"].as_str().unwrap());
+                (a.min(b).to_string(), a.max(b).to_string())
+            })
+            .collect();
+        let pairs = |v: &serde_json::Value, kind: &str| -> BTreeSet<(String, String)> {
+            v["pairs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| {
+                    assert_eq!(p["kind"], kind);
+                    let (a, b) = (p["a"].as_str().unwrap(), p["b"].as_str().unwrap());
+                    (a.min(b).to_string(), a.max(b).to_string())
+                })
+                .collect()
+        };
+        let v = cli_check(dir, "cullide");
+        assert_eq!(v["mode"], "cullide");
+        assert_eq!(pairs(&v, "exact"), want, "{dir}");
+        let c = &v["cullide"];
+        assert!(c["pcs_objects"].as_u64().unwrap() <= c["pcs_start"].as_u64().unwrap());
+        assert!(c["exact_pairs"].as_u64().unwrap() <= c["broad_pairs"].as_u64().unwrap());
+        assert!(c["object_views"].as_array().unwrap().len() <= 3);
+        let r = c["pruning_ratio"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&r), "{r}");
+        let v = cli_check(dir, "convex");
+        assert!(v.get("cullide").is_none());
+        assert!(pairs(&v, "convex").is_superset(&want), "{dir}");
+    }
+}
