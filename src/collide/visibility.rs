@@ -275,7 +275,8 @@ pub struct ConvexPair {
 /// Seed 001's visibility pair test on a batch of pairs (one frame): for each pair, a grid of
 /// `resolution` pixels on the longer side of the AABB overlap, along the overlap's shortest
 /// axis first, then the other two until one view proves the pair disjoint. `convex[i]` says
-/// whether mesh `i` is convex (see [`is_convex`]); it is copied into the answer.
+/// whether mesh `i` is convex (see [`is_convex`]); it is copied into the answer. Pairs with an
+/// index out of range or an empty mesh are left out of the answer.
 pub fn convex_pairs(
     meshes: &[&Mesh],
     convex: &[bool],
