@@ -186,8 +186,10 @@ pub struct ViewSets {
     pub bfv: usize,
     /// Fully visible in neither pass.
     pub nfv: usize,
-    /// Second-pass visibility tests skipped.
+    /// Visibility tests skipped (no broad-phase partner drawn before, in either pass).
     pub skipped_tests: usize,
+    /// Depth writes skipped (no broad-phase partner drawn after, in either pass).
+    pub skipped_draws: usize,
 }
 
 /// What each CULLIDE phase kept.

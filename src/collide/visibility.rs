@@ -390,10 +390,15 @@ pub struct CullideResult {
 
 /// Two-pass visibility of groups of items; returns per item (first, second) visibility.
 /// `groups[g]` = (mesh, items), an item is a triangle list; a group's items test together
-/// against earlier groups and are then written together.
+/// against earlier groups and are then written together. `partners[g]` = (has a candidate
+/// partner drawn before it, has one drawn after it): a group is only tested in a pass when a
+/// partner was drawn before it, and only written when a partner comes after it (the skipped
+/// draws of Quick-CULLIDE, sound because a group can only collide with its broad-phase
+/// partners); an untested item counts as fully visible.
 fn two_pass(
     grid: &mut Grid,
     groups: &[(&Mesh, Vec<Vec<usize>>)],
+    partners: &[(bool, bool)],
     stats: &mut ViewSets,
 ) -> Vec<Vec<(bool, bool)>> {
     let mut vis: Vec<Vec<(bool, bool)>> = groups
@@ -403,32 +408,39 @@ fn two_pass(
     let n = groups.len();
     grid.clear();
     for (g, (mesh, items)) in groups.iter().enumerate() {
-        // The first group meets an empty buffer: no test needed.
-        if g > 0 {
+        let (before, after) = partners.get(g).copied().unwrap_or((true, true));
+        if before {
             for (k, tris) in items.iter().enumerate() {
                 vis[g][k].0 = !grid.hidden(mesh, tris);
             }
+        } else {
+            stats.skipped_tests += items.len();
         }
-        if g + 1 < n {
+        if after {
             for tris in items {
                 grid.draw(mesh, tris);
             }
+        } else {
+            stats.skipped_draws += items.len();
         }
     }
     grid.clear();
     for g in (0..n).rev() {
         let (mesh, items) = &groups[g];
-        if g + 1 < n {
+        let (before, after) = partners.get(g).copied().unwrap_or((true, true));
+        if after {
             for (k, tris) in items.iter().enumerate() {
                 vis[g][k].1 = !grid.hidden(mesh, tris);
             }
         } else {
             stats.skipped_tests += items.len();
         }
-        if g > 0 {
+        if before {
             for tris in items {
                 grid.draw(mesh, tris);
             }
+        } else {
+            stats.skipped_draws += items.len();
         }
     }
     for v in vis.iter().flatten() {
@@ -441,6 +453,16 @@ fn two_pass(
         }
     }
     vis
+}
+
+/// Per object of `ids` (ascending): (has a partner in `pairs` with a lower index, … higher).
+fn partner_flags(ids: &[usize], pairs: &[(usize, usize)], n: usize) -> Vec<(bool, bool)> {
+    let mut f = vec![(false, false); n];
+    for &(i, j) in pairs {
+        f[i].1 = true;
+        f[j].0 = true;
+    }
+    ids.iter().map(|&i| f[i]).collect()
 }
 
 /// CULLIDE with Quick-CULLIDE's sets on the CPU, then the exact phase: the pairs among
@@ -505,7 +527,7 @@ pub fn cullide(
             axis: axis.name().to_string(),
             ..ViewSets::default()
         };
-        let vis = two_pass(&mut grid, &groups, &mut vs);
+        let vis = two_pass(&mut grid, &groups, &partner_flags(&ids, &pairs, n), &mut vs);
         stats.object_views.push(vs);
         let mut set = vec![(false, false); n];
         for (k, &i) in ids.iter().enumerate() {
@@ -566,7 +588,7 @@ pub fn cullide(
                 axis: axis.name().to_string(),
                 ..ViewSets::default()
             };
-            let vis = two_pass(&mut grid, &groups, &mut vs);
+            let vis = two_pass(&mut grid, &groups, &partner_flags(&ids, &pairs, n), &mut vs);
             stats.cluster_views.push(vs);
             for (k, &i) in ids.iter().enumerate() {
                 for (m, kept) in keep[i].iter_mut().filter(|k| **k).enumerate() {
