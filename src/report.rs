@@ -304,6 +304,20 @@ impl Report {
                 );
             }
         }
+        if let Some(c) = &self.cullide {
+            let _ = writeln!(
+                s,
+                "\nCULLIDE: PCS objects {} → {}, pairs {} → {} for the exact phase, clusters {} → {}, {} triangle tests, pruning ratio {:.3}",
+                c.pcs_start,
+                c.pcs_objects,
+                c.broad_pairs,
+                c.exact_pairs,
+                c.clusters,
+                c.pcs_clusters,
+                c.triangle_tests,
+                c.pruning_ratio
+            );
+        }
         for warn in &self.warnings {
             let _ = writeln!(s, "\nwarning: {warn}");
         }
