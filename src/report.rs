@@ -22,6 +22,8 @@ pub enum Kind {
     Surface,
     /// Found by the exact triangle–triangle test (or nesting of closed meshes).
     Exact,
+    /// Seed 001's visibility test of a convex pair (issue 4, `--mode convex`).
+    Convex,
 }
 
 impl Kind {
@@ -32,6 +34,7 @@ impl Kind {
             Kind::Touch => "touch",
             Kind::Surface => "surface",
             Kind::Exact => "exact",
+            Kind::Convex => "convex",
         }
     }
 }
@@ -163,6 +166,61 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Counters.
     pub stats: Stats,
+    /// CULLIDE phase sizes (`--mode cullide` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cullide: Option<CullideStats>,
+}
+
+/// Sizes of one view of a CULLIDE phase (Quick-CULLIDE sets).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ViewSets {
+    /// The view axis.
+    pub axis: String,
+    /// Items drawn.
+    pub drawn: usize,
+    /// Fully visible in the first pass only.
+    pub ffv: usize,
+    /// Fully visible in the second pass only.
+    pub sfv: usize,
+    /// Fully visible in both passes (leave the PCS).
+    pub bfv: usize,
+    /// Fully visible in neither pass.
+    pub nfv: usize,
+    /// Visibility tests skipped (no broad-phase partner drawn before, in either pass).
+    pub skipped_tests: usize,
+    /// Depth writes skipped (no broad-phase partner drawn after, in either pass).
+    pub skipped_draws: usize,
+}
+
+/// What each CULLIDE phase kept.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CullideStats {
+    /// Objects.
+    pub objects: usize,
+    /// Candidate pairs from the broad phase.
+    pub broad_pairs: usize,
+    /// Objects in some candidate pair (the PCS before the object phase).
+    pub pcs_start: usize,
+    /// Object phase, per view.
+    pub object_views: Vec<ViewSets>,
+    /// Objects left after the object phase.
+    pub pcs_objects: usize,
+    /// Pairs left after the object phase.
+    pub object_pairs: usize,
+    /// Clusters of the objects left.
+    pub clusters: usize,
+    /// Sub-object phase, per view.
+    pub cluster_views: Vec<ViewSets>,
+    /// Clusters left after the sub-object phase.
+    pub pcs_clusters: usize,
+    /// Pairs handed to the exact phase.
+    pub exact_pairs: usize,
+    /// Triangle pairs tested exactly.
+    pub triangle_tests: u64,
+    /// Colliding pairs found.
+    pub colliding: usize,
+    /// Fraction of all object pairs `n(n-1)/2` never tested exactly.
+    pub pruning_ratio: f64,
 }
 
 impl Report {
@@ -245,6 +303,20 @@ impl Report {
                     c.object, c.volume, c.pixels, c.layers, c.depth
                 );
             }
+        }
+        if let Some(c) = &self.cullide {
+            let _ = writeln!(
+                s,
+                "\nCULLIDE: PCS objects {} → {}, pairs {} → {} for the exact phase, clusters {} → {}, {} triangle tests, pruning ratio {:.3}",
+                c.pcs_start,
+                c.pcs_objects,
+                c.broad_pairs,
+                c.exact_pairs,
+                c.clusters,
+                c.pcs_clusters,
+                c.triangle_tests,
+                c.pruning_ratio
+            );
         }
         for warn in &self.warnings {
             let _ = writeln!(s, "\nwarning: {warn}");

@@ -1,6 +1,6 @@
 //! `ldiclash`: the native command-line checker.
 //!
-//! `ldiclash check INPUT... [--resolution N] [--axes x,y,z|auto] [--mode auto|volume|surface|self|exact]
+//! `ldiclash check INPUT... [--resolution N] [--axes x,y,z|auto] [--mode auto|volume|surface|self|exact|cullide|convex]
 //! [--epsilon E] [--no-self] [--backend cpu|gpu] [--ldi fraglist|peel] [--json]` — INPUT is mesh
 //! files (placed as in the file) or scene files
 //! (`*.json`, the format of `shared/data/*/scene.json`). Exit code 0 when the check ran
@@ -42,7 +42,7 @@ enum Command {
         /// View axes: a list like x,y,z, or auto (longest region edge, others when it finds nothing).
         #[arg(long, default_value = "auto")]
         axes: String,
-        /// auto, volume, surface, self or exact.
+        /// auto, volume, surface, self, exact, cullide (seed 003) or convex (seed 001).
         #[arg(long, default_value = "auto")]
         mode: String,
         /// Contact tolerance in file units (default: one pixel of each region).

@@ -47,6 +47,10 @@ pub enum Mode {
     SelfOnly,
     /// Exact triangle–triangle tests (and nesting of closed meshes).
     Exact,
+    /// Seed 003's CULLIDE / Quick-CULLIDE culling, then exact tests on what is left.
+    Cullide,
+    /// Seed 001's visibility test for convex pairs.
+    Convex,
 }
 
 impl Mode {
@@ -58,6 +62,8 @@ impl Mode {
             Mode::Surface => "surface",
             Mode::SelfOnly => "self",
             Mode::Exact => "exact",
+            Mode::Cullide => "cullide",
+            Mode::Convex => "convex",
         }
     }
 }
@@ -71,9 +77,11 @@ impl FromStr for Mode {
             "surface" => Mode::Surface,
             "self" => Mode::SelfOnly,
             "exact" => Mode::Exact,
+            "cullide" => Mode::Cullide,
+            "convex" => Mode::Convex,
             _ => {
                 return Err(format!(
-                    "unknown mode '{s}': use auto, volume, surface, self or exact"
+                    "unknown mode '{s}': use auto, volume, surface, self, exact, cullide or convex"
                 ))
             }
         })
@@ -198,6 +206,9 @@ pub enum CheckError {
     /// Epsilon must be a non-negative finite number.
     #[error("epsilon {0} must be a finite number ≥ 0")]
     Epsilon(f64),
+    /// A visibility query (`--mode cullide|convex`) cannot run.
+    #[error(transparent)]
+    Visibility(#[from] super::visibility::VisibilityError),
     /// The GPU backend failed (no adapter: fall back to `Backend::Cpu`).
     #[error("GPU backend: {0}")]
     Gpu(String),
@@ -353,6 +364,25 @@ fn check_engine(
         }
     }
 
+    if matches!(opts.mode, Mode::Cullide | Mode::Convex) {
+        if gpu_method.is_some() {
+            report.warnings.push(format!(
+                "--mode {} runs on the CPU: its GPU variant is not built yet (docs/visibility.md)",
+                opts.mode.name()
+            ));
+            report.backend = "cpu".into();
+            report.gpu = None;
+        }
+        let te = now_ms();
+        visibility_check(scene, opts, &boxes, &candidates, &mut report, &mut stats)?;
+        report
+            .timings_ms
+            .insert(opts.mode.name().into(), now_ms() - te);
+        report.timings_ms.insert("total".into(), now_ms() - t0);
+        report.stats = stats;
+        return Ok(report);
+    }
+
     // Pairs.
     let te = now_ms();
     for (k, &(i, j)) in candidates.iter().enumerate() {
@@ -475,6 +505,74 @@ fn check_engine(
     report.timings_ms.insert("total".into(), now_ms() - t0);
     report.stats = stats;
     Ok(report)
+}
+
+/// `--mode cullide|convex` (issue 4): the pairs of seed 003's CULLIDE + exact tests, or of
+/// seed 001's convex visibility test.
+fn visibility_check(
+    scene: &Scene,
+    opts: &CheckOptions,
+    boxes: &[Region],
+    candidates: &[(usize, usize)],
+    report: &mut Report,
+    stats: &mut Stats,
+) -> Result<(), CheckError> {
+    let meshes: Vec<&crate::mesh::Mesh> = scene.objects.iter().map(|o| o.world()).collect();
+    let pair_report = |i: usize, j: usize, kind: Kind, tri: Option<u64>| PairReport {
+        a: scene.objects[i].name.clone(),
+        b: scene.objects[j].name.clone(),
+        kind,
+        volume: None,
+        depth: None,
+        pixels: None,
+        pixel_size: None,
+        epsilon: None,
+        axes: Vec::new(),
+        overlap_box: boxes[i].intersection(&boxes[j]).map(box_array),
+        triangle_pairs: tri,
+    };
+    let axes: Vec<Axis> = match &opts.axes {
+        Axes::Auto => Axis::ALL.to_vec(),
+        Axes::List(v) => v.clone(),
+    };
+    if opts.mode == Mode::Cullide {
+        let closed: Vec<bool> = scene.objects.iter().map(Object::is_closed).collect();
+        let r = super::visibility::cullide(
+            &meshes,
+            &closed,
+            candidates,
+            &super::visibility::CullideOptions {
+                resolution: opts.resolution,
+                axes,
+                ..Default::default()
+            },
+        )?;
+        stats.exact_tests = r.stats.triangle_tests;
+        for p in &r.pairs {
+            report
+                .pairs
+                .push(pair_report(p.a, p.b, Kind::Exact, Some(p.intersecting)));
+        }
+        report.cullide = Some(r.stats);
+    } else {
+        let convex: Vec<bool> = meshes
+            .iter()
+            .map(|m| super::visibility::is_convex(m, 1e-4))
+            .collect();
+        for (o, c) in scene.objects.iter().zip(&convex) {
+            if !c {
+                report.warnings.push(format!(
+                    "'{}' is not convex: seed 001's test is exact only for convex objects, so its pairs may be false positives (never misses); use --mode cullide or exact",
+                    o.name
+                ));
+            }
+        }
+        let r = super::visibility::convex_pairs(&meshes, &convex, candidates, opts.resolution)?;
+        for p in r.iter().filter(|p| p.intersect) {
+            report.pairs.push(pair_report(p.a, p.b, Kind::Convex, None));
+        }
+    }
+    Ok(())
 }
 
 /// Grow a region a little so flat overlaps (touching boxes) still have a thickness.

@@ -14,9 +14,10 @@ mod check;
 mod exact;
 mod self_intersection;
 mod surface;
+mod visibility;
 mod volume;
 
-pub use broad::sweep_and_prune;
+pub use broad::{sweep_and_prune, IncrementalSap};
 #[cfg(feature = "gpu")]
 pub use check::check_on_gpu;
 pub use check::{
@@ -27,4 +28,8 @@ pub use exact::{
 };
 pub use self_intersection::{self_intersections, self_pixel, SelfIntersection, SelfLdi};
 pub use surface::{surface_contacts, PairContacts};
+pub use visibility::{
+    convex_pairs, cullide, cullide_all, is_convex, ConvexPair, CullideOptions, CullidePair,
+    CullideResult, CullideStats, ViewSets, VisibilityError, MAX_VISIBILITY_RESOLUTION,
+};
 pub use volume::{volume_overlaps, PairVolume};

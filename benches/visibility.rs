@@ -1,0 +1,245 @@
+//! Seed 001 §4's moving scene: a box with cones, cylinders, cubes and spheres (about 443
+//! triangles each on average, ~44 300 at 100 objects), random velocities (≤ 6 % of the object
+//! size per frame) and spins (≤ 10° per frame), bouncing off the walls. Per-frame detection
+//! time of: brute-force exact all-pairs, sweep and prune + exact, sweep and prune + CULLIDE +
+//! exact (seed 003), sweep and prune + seed 001's convex test, and sweep and prune + parry3d.
+//!
+//! `cargo bench --bench visibility` runs the full set (1 200 frames, `VIS_FRAMES` overrides);
+//! without `--bench` in the arguments (e.g. `cargo test --benches`) a quick 5-frame run.
+//! Prints a Markdown table (docs/visibility.md).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::Instant;
+
+use glam::{Mat3, Vec3};
+use ldiclash::collide::{convex_pairs, cullide, mesh_contact, CullideOptions, IncrementalSap};
+use ldiclash::ldi::Region;
+use ldiclash::mesh::shapes::{cone, cuboid, cylinder, uv_sphere};
+use ldiclash::mesh::Mesh;
+
+struct Rng(u64);
+impl Rng {
+    fn f(&mut self) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn v(&mut self) -> Vec3 {
+        Vec3::new(self.f(), self.f(), self.f())
+    }
+}
+
+/// Shape `kind` of size `s` centred at the origin; `seg` sets the tessellation.
+fn shape(kind: usize, s: f32, seg: u32) -> Mesh {
+    match kind % 4 {
+        0 => uv_sphere(Vec3::ZERO, s * 0.5, seg, seg / 2),
+        1 => cuboid(Vec3::splat(-s * 0.5), Vec3::splat(s * 0.5)),
+        2 => cylinder(
+            Vec3::ZERO,
+            s * 0.4,
+            -s * 0.5,
+            s * 0.5,
+            seg,
+            (seg / 8).max(1),
+        ),
+        _ => cone(Vec3::ZERO, s * 0.5, -s * 0.5, s * 0.5, seg * 2),
+    }
+}
+
+struct World {
+    base: Vec<Mesh>,
+    parry: Vec<parry3d::shape::TriMesh>,
+    /// Per frame: (position, axis × angle) per object.
+    frames: Vec<Vec<(Vec3, Vec3)>>,
+}
+
+fn world(n: usize, seg: u32, frames: usize) -> World {
+    let mut r = Rng(1 + n as u64 * 31 + seg as u64);
+    let size = 20.0f32;
+    let sizes: Vec<f32> = (0..n).map(|_| 0.8 + 0.8 * r.f()).collect();
+    let base: Vec<Mesh> = (0..n).map(|k| shape(k, sizes[k], seg)).collect();
+    let parry = base
+        .iter()
+        .map(|m| {
+            parry3d::shape::TriMesh::new(
+                m.positions
+                    .iter()
+                    .map(|p| parry3d::math::Vector::new(p.x, p.y, p.z))
+                    .collect(),
+                m.triangles.clone(),
+            )
+            .unwrap()
+        })
+        .collect();
+    let mut pos: Vec<Vec3> = (0..n)
+        .map(|k| Vec3::splat(sizes[k]) + r.v() * (size - 2.0 * sizes[k]))
+        .collect();
+    let mut vel: Vec<Vec3> = (0..n)
+        .map(|k| (r.v() - 0.5).normalize_or(Vec3::X) * sizes[k] * 0.06 * r.f())
+        .collect();
+    let axis: Vec<Vec3> = (0..n)
+        .map(|_| (r.v() - 0.5).normalize_or(Vec3::Z))
+        .collect();
+    let spin: Vec<f32> = (0..n).map(|_| r.f() * 10f32.to_radians()).collect();
+    let mut out = Vec::with_capacity(frames);
+    for f in 0..frames {
+        out.push(
+            (0..n)
+                .map(|k| (pos[k], axis[k] * spin[k] * f as f32))
+                .collect(),
+        );
+        for k in 0..n {
+            pos[k] += vel[k];
+            for c in 0..3 {
+                let half = sizes[k] * 0.5;
+                if pos[k][c] < half || pos[k][c] > size - half {
+                    vel[k][c] = -vel[k][c];
+                }
+            }
+        }
+    }
+    World {
+        base,
+        parry,
+        frames: out,
+    }
+}
+
+fn placed(m: &Mesh, p: Vec3, aa: Vec3) -> Mesh {
+    let rot = Mat3::from_axis_angle(aa.normalize_or(Vec3::Z), aa.length());
+    Mesh::new(
+        m.positions.iter().map(|&v| rot * v + p).collect(),
+        m.triangles.clone(),
+    )
+}
+
+#[derive(Default)]
+struct Row {
+    ms: [f64; 5],
+    found: [usize; 5],
+}
+
+fn run(w: &World) -> Row {
+    let n = w.base.len();
+    let mut row = Row::default();
+    let mut saps: Vec<IncrementalSap> = (0..4).map(|_| IncrementalSap::new()).collect();
+    let closed = vec![true; n];
+    let convex = vec![true; n];
+    let opts = CullideOptions::default();
+    for frame in &w.frames {
+        let meshes: Vec<Mesh> = (0..n)
+            .map(|k| placed(&w.base[k], frame[k].0, frame[k].1))
+            .collect();
+        let refs: Vec<&Mesh> = meshes.iter().collect();
+        let boxes = |ms: &[Mesh]| -> Vec<Region> {
+            ms.iter()
+                .map(|m| {
+                    let (a, b) = m.aabb().unwrap();
+                    Region::new(a, b)
+                })
+                .collect::<Vec<_>>()
+        };
+        // 0: brute-force exact all pairs.
+        let t = Instant::now();
+        let mut c = 0;
+        for i in 0..n {
+            for j in i + 1..n {
+                if mesh_contact(&meshes[i], &meshes[j], (true, true), true).collides() {
+                    c += 1;
+                }
+            }
+        }
+        row.ms[0] += t.elapsed().as_secs_f64() * 1e3;
+        row.found[0] += c;
+        // 1: sweep and prune + exact.
+        let t = Instant::now();
+        let cand = saps[0].update(&boxes(&meshes));
+        let c = cand
+            .iter()
+            .filter(|&&(i, j)| mesh_contact(&meshes[i], &meshes[j], (true, true), true).collides())
+            .count();
+        row.ms[1] += t.elapsed().as_secs_f64() * 1e3;
+        row.found[1] += c;
+        // 2: sweep and prune + CULLIDE + exact.
+        let t = Instant::now();
+        let cand = saps[1].update(&boxes(&meshes));
+        let r = cullide(&refs, &closed, &cand, &opts).unwrap();
+        row.ms[2] += t.elapsed().as_secs_f64() * 1e3;
+        row.found[2] += r.pairs.len();
+        // 3: sweep and prune + seed 001's convex test.
+        let t = Instant::now();
+        let cand = saps[2].update(&boxes(&meshes));
+        let r = convex_pairs(&refs, &convex, &cand, 32).unwrap();
+        row.ms[3] += t.elapsed().as_secs_f64() * 1e3;
+        row.found[3] += r.iter().filter(|p| p.intersect).count();
+        // 4: sweep and prune + parry3d TriMesh intersection tests (poses, no re-meshing).
+        let t = Instant::now();
+        let cand = saps[3].update(&boxes(&meshes));
+        let pose = |k: usize| {
+            let (p, aa) = frame[k];
+            parry3d::math::Pose::new(
+                parry3d::math::Vector::new(p.x, p.y, p.z),
+                parry3d::math::Vector::new(aa.x, aa.y, aa.z),
+            )
+        };
+        let c = cand
+            .iter()
+            .filter(|&&(i, j)| {
+                parry3d::query::intersection_test(&pose(i), &w.parry[i], &pose(j), &w.parry[j])
+                    .map(|r| r.intersecting)
+                    .unwrap_or(true)
+            })
+            .count();
+        row.ms[4] += t.elapsed().as_secs_f64() * 1e3;
+        row.found[4] += c;
+    }
+    let f = w.frames.len().max(1) as f64;
+    for m in &mut row.ms {
+        *m /= f;
+    }
+    row
+}
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    let frames: usize = std::env::var("VIS_FRAMES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(if full { 1200 } else { 5 });
+    let counts: &[usize] = if full {
+        &[20, 40, 60, 80, 100]
+    } else {
+        &[20, 100]
+    };
+    let segs: &[u32] = if full { &[12, 24, 48, 64] } else { &[12] };
+    println!("frames per row: {frames}; times are mean ms per frame (detection only)");
+    println!(
+        "| objects | triangles | brute exact | SAP + exact | SAP + CULLIDE + exact | SAP + convex (seed 001) | SAP + parry3d | colliding pairs (exact / cullide / convex / parry) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    let mut rows: Vec<(usize, u32)> = counts.iter().map(|&n| (n, 36)).collect();
+    rows.extend(segs.iter().map(|&s| (100, s)));
+    for (n, seg) in rows {
+        let w = world(n, seg, frames);
+        let tris: usize = w.base.iter().map(|m| m.triangles.len()).sum();
+        let r = run(&w);
+        assert_eq!(r.found[0], r.found[1], "SAP + exact equals brute force");
+        assert_eq!(r.found[0], r.found[2], "CULLIDE + exact equals brute force");
+        assert!(r.found[3] >= r.found[0], "the convex test never misses");
+        println!(
+            "| {n} | {tris} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} / {} / {} / {} |",
+            r.ms[0],
+            r.ms[1],
+            r.ms[2],
+            r.ms[3],
+            r.ms[4],
+            r.found[0],
+            r.found[2],
+            r.found[3],
+            r.found[4]
+        );
+    }
+}
