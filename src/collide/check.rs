@@ -24,8 +24,6 @@ use super::exact::mesh_contact;
 use super::self_intersection::self_intersections;
 use super::surface::surface_contacts;
 use super::surface::PairContacts;
-#[cfg(feature = "gpu")]
-use super::volume::world_box;
 use super::volume::{volume_overlaps, PairVolume};
 use crate::clock::now_ms;
 use crate::ldi::{Axis, LdiView, Region, ViewDesc, ViewError};
@@ -723,30 +721,12 @@ fn analyse_region(
             if let Some(g) = gpu.as_mut() {
                 add_gpu_stats(g, &out.stats);
             }
-            let volume = out
-                .volume
-                .iter()
-                .find(|p| (p.a, p.b) == (0, 1))
-                .map(|p| PairVolume {
-                    a: 0,
-                    b: 1,
-                    volume: view.world_depth(p.length) * view.pixel_area(),
-                    depth: view.world_depth(f64::from(p.deepest)),
-                    pixels: p.pixels,
-                    bbox: world_box(&view, p.lo, p.hi),
-                });
-            let contact = out
-                .surface
-                .iter()
-                .find(|p| (p.a, p.b) == (0, 1))
-                .map(|p| PairContacts {
-                    a: 0,
-                    b: 1,
-                    pixels: p.pixels,
-                    min_gap: view.world_depth(f64::from(p.min_gap.max(0.0))),
-                    bbox: world_box(&view, p.lo, p.hi),
-                    mask: Vec::new(),
-                });
+            let volume = out.volume.iter().find(|p| (p.a, p.b) == (0, 1)).map(|p| {
+                PairVolume::from_image(&view, (0, 1), p.length, p.deepest, p.pixels, p.lo, p.hi)
+            });
+            let contact = out.surface.iter().find(|p| (p.a, p.b) == (0, 1)).map(|p| {
+                PairContacts::from_image(&view, (0, 1), p.pixels, p.min_gap, p.lo, p.hi, Vec::new())
+            });
             let self_intersection = out.self_intersection.map(|s| SelfSummary {
                 volume: view.world_depth(s.length) * view.pixel_area(),
                 pixels: s.pixels,

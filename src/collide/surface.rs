@@ -107,13 +107,32 @@ pub fn surface_contacts(ldi: &Ldi, view: &LdiView, eps: f64) -> Vec<PairContacts
     result
         .unwrap_or_default()
         .into_iter()
-        .map(|((a, b), (mask, gap, lo, hi))| PairContacts {
-            a,
-            b,
-            pixels: mask.len() as u64,
-            min_gap: view.world_depth(f64::from(gap.max(0.0))),
-            bbox: world_box(view, lo, hi),
-            mask,
+        .map(|((a, b), (mask, gap, lo, hi))| {
+            let pixels = mask.len() as u64;
+            PairContacts::from_image(view, (a, b), pixels, gap, lo, hi, mask)
         })
         .collect()
+}
+
+impl PairContacts {
+    /// A pair's contacts from image-space results (normalised gap, pixel bounds), converted to
+    /// world units with `view`. The CPU analysis and the GPU pass both report through this.
+    pub fn from_image(
+        view: &LdiView,
+        (a, b): (u32, u32),
+        pixels: u64,
+        min_gap: f32,
+        lo: [f32; 3],
+        hi: [f32; 3],
+        mask: Vec<u32>,
+    ) -> Self {
+        Self {
+            a,
+            b,
+            pixels,
+            min_gap: view.world_depth(f64::from(min_gap.max(0.0))),
+            bbox: world_box(view, lo, hi),
+            mask,
+        }
+    }
 }

@@ -148,15 +148,41 @@ pub fn volume_overlaps(ldi: &Ldi, view: &LdiView) -> Vec<PairVolume> {
     result
         .unwrap_or_default()
         .into_iter()
-        .map(|((a, b), acc)| PairVolume {
-            a,
-            b,
-            volume: view.world_depth(acc.length) * view.pixel_area(),
-            depth: view.world_depth(f64::from(acc.depth)),
-            pixels: acc.pixels,
-            bbox: world_box(view, acc.lo, acc.hi),
+        .map(|((a, b), acc)| {
+            PairVolume::from_image(
+                view,
+                (a, b),
+                acc.length,
+                acc.depth,
+                acc.pixels,
+                acc.lo,
+                acc.hi,
+            )
         })
         .collect()
+}
+
+impl PairVolume {
+    /// A pair's result from image-space sums (normalised depths, pixel bounds), converted to
+    /// world units with `view`. The CPU analysis and the GPU pass both report through this.
+    pub fn from_image(
+        view: &LdiView,
+        (a, b): (u32, u32),
+        length: f64,
+        deepest: f32,
+        pixels: u64,
+        lo: [f32; 3],
+        hi: [f32; 3],
+    ) -> Self {
+        Self {
+            a,
+            b,
+            volume: view.world_depth(length) * view.pixel_area(),
+            depth: view.world_depth(f64::from(deepest)),
+            pixels,
+            bbox: world_box(view, lo, hi),
+        }
+    }
 }
 
 /// `(min, max)`.
