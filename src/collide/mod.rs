@@ -19,7 +19,7 @@ mod volume;
 
 pub use broad::{sweep_and_prune, IncrementalSap};
 #[cfg(feature = "gpu")]
-pub use check::check_on_gpu;
+pub use check::{check_on_gpu, check_on_gpu_async};
 pub use check::{
     check, check_with_progress, Axes, Backend, CheckError, CheckOptions, Mode, Progress,
 };
