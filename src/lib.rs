@@ -18,6 +18,7 @@ pub mod mesh;
 pub mod raster;
 pub mod report;
 pub mod scene;
+pub mod viewer;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web_api;

@@ -467,7 +467,8 @@ async fn check_engine(
                         &mut t_analysis,
                         engine,
                         &mut report.gpu,
-                    ).await?;
+                    )
+                    .await?;
                 }
                 if opts.axes == Axes::Auto && acc.volume_pixels == 0 && acc.contact_pixels == 0 {
                     for axis in Axis::ALL.into_iter().filter(|x| !axes_first.contains(x)) {
@@ -484,7 +485,8 @@ async fn check_engine(
                             &mut t_analysis,
                             engine,
                             &mut report.gpu,
-                        ).await?;
+                        )
+                        .await?;
                     }
                 }
                 classify(a, b, &acc, volume)
@@ -526,7 +528,9 @@ async fn check_engine(
                 &mut t_analysis,
                 engine,
                 &mut report.gpu,
-            ).await? {
+            )
+            .await?
+            {
                 report.self_collisions.push(r);
             }
         }
@@ -820,7 +824,8 @@ async fn pair_axis(
         gpu,
         t_ldi,
         t_analysis,
-    ).await?;
+    )
+    .await?;
     let view = &r.view;
     let eps = opts.epsilon.unwrap_or(view.pixel_size);
     acc.axes.push(axis.name().to_string());
@@ -918,7 +923,8 @@ async fn self_check(
             gpu,
             t_ldi,
             t_analysis,
-        ).await?;
+        )
+        .await?;
         if let Some(s) = r.self_intersection {
             volumes.push(s.volume);
             pixels = pixels.max(s.pixels);
