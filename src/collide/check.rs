@@ -269,8 +269,9 @@ pub fn check_with_progress(
 }
 
 /// Run a check on an open GPU context (the backend setting picks fragment lists or peeling;
-/// `Backend::Cpu` counts as fragment lists here).
-#[cfg(feature = "gpu")]
+/// `Backend::Cpu` counts as fragment lists here). Blocks: native only (the browser awaits
+/// [`check_on_gpu_async`]).
+#[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
 pub fn check_on_gpu(
     scene: &Scene,
     opts: &CheckOptions,

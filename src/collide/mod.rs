@@ -18,11 +18,13 @@ mod visibility;
 mod volume;
 
 pub use broad::{sweep_and_prune, IncrementalSap};
+#[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+pub use check::check_on_gpu;
+#[cfg(feature = "gpu")]
+pub use check::check_on_gpu_async;
 pub use check::{
     check, check_with_progress, Axes, Backend, CheckError, CheckOptions, Mode, Progress,
 };
-#[cfg(feature = "gpu")]
-pub use check::{check_on_gpu, check_on_gpu_async};
 pub use exact::{
     contact_segments, mesh_contact, mesh_self_contact, point_in_mesh, self_contact_segments,
     tri_tri_intersection, ExactContact, TriTri,

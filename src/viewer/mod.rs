@@ -316,6 +316,80 @@ impl Session {
     }
 }
 
+/// Check settings as the page and the widget send them (JSON), with the CLI's defaults.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckSettings {
+    /// `auto|volume|surface|self|exact|cullide|convex`.
+    pub mode: String,
+    /// Pixels along each region's longest edge.
+    pub resolution: u32,
+    /// Contact tolerance (world units); `None`: one pixel.
+    pub epsilon: Option<f64>,
+    /// `auto` or a comma list of `x,y,z`.
+    pub axes: String,
+    /// Self-collision in auto mode.
+    pub self_check: bool,
+}
+
+impl Default for CheckSettings {
+    fn default() -> Self {
+        Self {
+            mode: "auto".into(),
+            resolution: 256,
+            epsilon: None,
+            axes: "auto".into(),
+            self_check: true,
+        }
+    }
+}
+
+impl CheckSettings {
+    /// Parse the JSON the page sends (`{}` is all defaults).
+    pub fn from_json(json: &str) -> Result<Self, String> {
+        if json.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        serde_json::from_str(json).map_err(|e| format!("check settings: {e}"))
+    }
+
+    /// The options for [`crate::collide::check`] (CPU backend).
+    pub fn options(&self) -> Result<crate::collide::CheckOptions, String> {
+        let mode = self.mode.parse()?;
+        let axes = self.axes.parse()?;
+        if self.resolution == 0 || self.resolution > crate::ldi::view::MAX_RESOLUTION {
+            return Err(format!(
+                "resolution {} is out of range 1..={}",
+                self.resolution,
+                crate::ldi::view::MAX_RESOLUTION
+            ));
+        }
+        Ok(crate::collide::CheckOptions {
+            mode,
+            resolution: self.resolution,
+            axes,
+            epsilon: self.epsilon,
+            self_check: self.self_check,
+            backend: crate::collide::Backend::Cpu,
+        })
+    }
+}
+
+/// Segment endpoints flattened (`x0 y0 z0 x1 y1 z1 …`), the form that crosses to JavaScript.
+pub fn flatten(segments: &[[Vec3; 2]]) -> Vec<f32> {
+    segments
+        .iter()
+        .flat_map(|s| s.iter().flat_map(|p| p.to_array()))
+        .collect()
+}
+
+/// The inverse of [`flatten`] (a trailing partial segment is dropped).
+pub fn unflatten(v: &[f32]) -> Vec<[Vec3; 2]> {
+    v.chunks_exact(6)
+        .map(|c| [Vec3::new(c[0], c[1], c[2]), Vec3::new(c[3], c[4], c[5])])
+        .collect()
+}
+
 /// Intersection segments of a checked scene, for drawing.
 #[derive(Debug, Clone, Default)]
 pub struct Segments {
@@ -512,6 +586,29 @@ mod tests {
         // A singular matrix is refused and changes nothing.
         assert!(s.set_transform_by_name("b", &[0.0; 16]).is_err());
         assert_eq!(s.undo_depth(), 0);
+    }
+
+    #[test]
+    fn settings_parse_with_defaults_and_clear_errors() {
+        let s = CheckSettings::from_json("{}").unwrap();
+        assert_eq!(s, CheckSettings::default());
+        let o = CheckSettings::from_json(r#"{"mode": "volume", "resolution": 64, "axes": "x,z"}"#)
+            .unwrap()
+            .options()
+            .unwrap();
+        assert_eq!(o.resolution, 64);
+        assert_eq!(o.mode, crate::collide::Mode::Volume);
+        assert!(CheckSettings::from_json(r#"{"mode": "bogus"}"#)
+            .unwrap()
+            .options()
+            .is_err());
+        assert!(CheckSettings::from_json(r#"{"resolution": 0}"#)
+            .unwrap()
+            .options()
+            .is_err());
+        assert!(CheckSettings::from_json(r#"{"resolutoin": 3}"#).is_err());
+        let seg = vec![[Vec3::X, Vec3::Y], [Vec3::Z, Vec3::ONE]];
+        assert_eq!(unflatten(&flatten(&seg)), seg);
     }
 
     #[test]
