@@ -13,7 +13,7 @@ struct Globals {
 struct Draw {
     // Base colour; a < 1 draws see-through (ghost / x-ray).
     color: vec4<f32>,
-    // x: 1 = highlighted (selected), y: 1 = tinted as colliding.
+    // x: 1 = highlighted (selected), y: red tint strength (0: none; contact < penetration).
     flags: vec4<f32>,
 }
 
@@ -41,9 +41,7 @@ fn fs_mesh(in: MeshOut) -> @location(0) vec4<f32> {
     // Two-sided headlight (CAD meshes are not always consistently wound).
     let lambert = abs(dot(n, to_eye));
     var base = draw.color.rgb;
-    if (draw.flags.y > 0.5) {
-        base = mix(base, vec3<f32>(0.95, 0.12, 0.1), 0.65);
-    }
+    base = mix(base, vec3<f32>(0.95, 0.12, 0.1), clamp(draw.flags.y, 0.0, 1.0));
     var rgb = base * (0.28 + 0.72 * lambert);
     if (draw.flags.x > 0.5) {
         rgb = mix(rgb, vec3<f32>(1.0, 0.85, 0.25), 0.25);

@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::collide::{check, check_on_gpu_async, Backend, CheckOptions};
 use crate::ldi::{Axis, Region};
-use crate::report::Report;
+use crate::report::{Kind, Report};
 use crate::viewer::camera::{dominant_axis, OrbitCamera};
 use crate::viewer::render::{
     box_vertices, palette, segment_vertices, ColorVertex, Display, ObjectStyle, Renderer, BOX_GREY,
@@ -217,7 +217,7 @@ pub struct WebViewer {
     gpu_note: String,
     selected: Option<usize>,
     hidden: Vec<bool>,
-    colliding: Vec<bool>,
+    colliding: Vec<f32>,
     segments: Segments,
     report: Option<Report>,
     xray: bool,
@@ -420,7 +420,7 @@ impl WebViewer {
     fn objects_changed(&mut self) {
         let n = self.session.scene.objects.len();
         self.hidden.resize(n, false);
-        self.colliding.resize(n, false);
+        self.colliding.resize(n, 0.0);
         if let Some(g) = &mut self.gfx {
             g.renderer.truncate_meshes(n);
         }
@@ -764,16 +764,20 @@ impl WebViewer {
     pub fn set_no_result(&mut self) {
         self.report = None;
         self.segments = Segments::default();
-        self.colliding.iter_mut().for_each(|c| *c = false);
+        self.colliding.iter_mut().for_each(|c| *c = 0.0);
         self.lines_dirty = true;
     }
 
     fn take_result(&mut self, report: Report, segments: Segments) {
-        self.colliding = vec![false; self.session.scene.objects.len()];
+        self.colliding = vec![0.0; self.session.scene.objects.len()];
         for p in &report.pairs {
+            let tint = match p.kind {
+                Kind::Touch | Kind::Surface => TINT_CONTACT,
+                _ => TINT_PENETRATION,
+            };
             for n in [&p.a, &p.b] {
                 if let Some(i) = self.session.scene.find(n) {
-                    self.colliding[i] = true;
+                    self.colliding[i] = self.colliding[i].max(tint);
                 }
             }
         }
@@ -809,9 +813,9 @@ impl WebViewer {
         let styles: Vec<ObjectStyle> = (0..self.session.scene.objects.len())
             .map(|i| ObjectStyle {
                 color: palette(i),
-                colliding: self.colliding.get(i).copied().unwrap_or(false),
+                tint: self.colliding.get(i).copied().unwrap_or(0.0),
                 selected: self.selected == Some(i),
-                ghost: self.xray && !self.colliding.get(i).copied().unwrap_or(false),
+                ghost: self.xray && self.colliding.get(i).copied().unwrap_or(0.0) == 0.0,
                 visible: !self.hidden.get(i).copied().unwrap_or(false),
             })
             .collect();

@@ -33,6 +33,11 @@ pub const PALETTE: [[f32; 3]; 10] = [
     [0.55, 0.66, 0.90],
 ];
 
+/// Tint of objects that only touch or are in surface contact.
+pub const TINT_CONTACT: f32 = 0.3;
+/// Tint of penetrating objects.
+pub const TINT_PENETRATION: f32 = 0.6;
+
 /// Intersection edge colour (between objects).
 pub const EDGE_RED: [u8; 4] = [235, 20, 20, 255];
 /// Self-intersection edge colour.
@@ -72,8 +77,9 @@ pub struct ColorVertex {
 pub struct ObjectStyle {
     /// Base colour.
     pub color: [f32; 3],
-    /// Tinted red: it collides.
-    pub colliding: bool,
+    /// Red tint: 0 none, [`TINT_CONTACT`] for surface contact or touch, [`TINT_PENETRATION`]
+    /// for penetration (volume, exact crossing, convex overlap).
+    pub tint: f32,
     /// Highlighted: selected.
     pub selected: bool,
     /// Drawn see-through (x-ray of non-colliding parts).
@@ -532,12 +538,7 @@ impl Renderer {
             let d = DrawUniform {
                 color: Vec4::from((Vec3::from(s.color), if s.ghost { 0.22 } else { 1.0 }))
                     .to_array(),
-                flags: [
-                    f32::from(u8::from(s.selected)),
-                    f32::from(u8::from(s.colliding)),
-                    0.0,
-                    0.0,
-                ],
+                flags: [f32::from(u8::from(s.selected)), s.tint, 0.0, 0.0],
             };
             let at = k * DRAW_STRIDE as usize;
             staging[at..at + std::mem::size_of::<DrawUniform>()]
