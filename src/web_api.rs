@@ -20,7 +20,7 @@ use crate::report::{Kind, Report};
 use crate::viewer::camera::{dominant_axis, OrbitCamera};
 use crate::viewer::render::{
     box_vertices, palette, segment_vertices, ColorVertex, Display, ObjectStyle, Renderer, BOX_GREY,
-    BOX_SELECTED, EDGE_RED, SELF_ORANGE,
+    BOX_SELECTED, EDGE_RED, SELF_ORANGE, TINT_CONTACT, TINT_PENETRATION,
 };
 use crate::viewer::{
     flatten, ldi_points, pick, segments_for, unflatten, CheckSettings, InputFile, Segments, Session,
