@@ -311,8 +311,9 @@ export class LdiClashViewer extends HTMLElement {
     this.checker = null;
     this._report = null;
     this._ready = null;
-    this._checking = false;
-    this._checkAgain = false;
+    this._chain = null;
+    this._queued = false;
+    this._sceneGen = 0;
     this._dirty = true;
     this._collide = true;
     this._backend = "auto";
@@ -431,6 +432,7 @@ export class LdiClashViewer extends HTMLElement {
       this._progress(1, "Building the scene…", true);
       await new Promise((r) => setTimeout(r, 0));
       outcome = JSON.parse(this.viewer.load(names, datas));
+      if (outcome.added.length) this._sceneGen++;
       if (outcome.added.length) await this.checker.load(names, datas);
     }
     outcome.errors.push(...failed);
@@ -465,6 +467,7 @@ export class LdiClashViewer extends HTMLElement {
   }
 
   async _clear() {
+    this._sceneGen++;
     this.viewer.clear();
     await this.checker.clear();
     this._report = null;
@@ -509,23 +512,34 @@ export class LdiClashViewer extends HTMLElement {
     return this._backend !== "cpu" && this.viewer.compute_backend() === "webgpu";
   }
 
+  /** Queue a check of the scene as it will be when the running one ends (coalesced: any
+   * number of changes during a check cost one more check). */
   _scheduleCheck() {
-    if (!this._collide || !this.viewer) return;
-    if (this._checking) {
-      this._checkAgain = true;
-      return;
-    }
-    this._runCheck().catch(() => {});
+    if (!this._collide || !this.viewer || this._queued) return;
+    this._queued = true;
+    this._chain = (this._chain ?? Promise.resolve())
+      .catch(() => {})
+      .then(() => {
+        this._queued = false;
+        return this._collide ? this._doCheck() : null;
+      });
+    this._chain.catch(() => {});
   }
 
+  /** A fresh check after any running one; resolves with its report. */
   async _runCheck() {
-    if (this._checking) {
-      // One at a time: wait for the running one, then check the scene as it is now.
-      this._checkAgain = true;
-      await new Promise((r) => this.addEventListener("ldiclash:checked", r, { once: true }));
+    for (;;) {
+      const run = (this._chain ?? Promise.resolve()).catch(() => {}).then(() => this._doCheck());
+      this._chain = run;
+      const report = await run;
+      if (report) return report;
+      // The objects changed while it ran (a load or clear): check again.
     }
-    this._checking = true;
-    this._checkAgain = false;
+  }
+
+  /** One check; null when the scene's objects changed meanwhile (its result is dropped). */
+  async _doCheck() {
+    const gen = this._sceneGen;
     const t0 = performance.now();
     const busy = setTimeout(() => this._progress(0, "Checking…", true), 150);
     try {
@@ -534,11 +548,13 @@ export class LdiClashViewer extends HTMLElement {
       if (this._useGpu()) {
         const job = this.viewer.gpu_job(settings);
         const r = await this.wasm.run_gpu_check(job);
-        result = { report: r.report, pairs: r.pair_segments, selves: r.self_segments };
+        if (gen !== this._sceneGen) return null;
         this.viewer.apply_check(r);
+        result = { report: r.report };
       } else {
         const [names, matrices] = this.viewer.transforms();
         result = await this.checker.check(names, matrices, settings);
+        if (gen !== this._sceneGen) return null;
         this.viewer.apply_result(result.report, result.pairs, result.selves);
       }
       const report = JSON.parse(result.report);
@@ -554,12 +570,6 @@ export class LdiClashViewer extends HTMLElement {
     } finally {
       clearTimeout(busy);
       this._progress(null);
-      this._checking = false;
-      this.dispatchEvent(new Event("ldiclash:checked"));
-      if (this._checkAgain && this._collide) {
-        this._checkAgain = false;
-        queueMicrotask(() => this._scheduleCheck());
-      }
     }
   }
 
@@ -589,7 +599,7 @@ export class LdiClashViewer extends HTMLElement {
     }
     const adapter = this.viewer.adapter();
     this.$('[data-out="backend"]').textContent =
-      `Checks: ${this._useGpu() ? `WebGPU (${adapter ?? "adapter"})` : `CPU, wasm SIMD${this.checker.threaded ? ", in a worker" : ""}`} · drawing: ${this.viewer.render_backend()}`;
+      `Checks: ${this._useGpu() ? `WebGPU (${(adapter ?? "").replace(/^\s*\(/, "(") || "adapter"})` : `CPU, wasm SIMD${this.checker.threaded ? ", in a worker" : ""}`} · drawing: ${this.viewer.render_backend()}`;
   }
 
   // --- display ---------------------------------------------------------------------------
