@@ -14,7 +14,10 @@ mod check;
 mod exact;
 mod self_intersection;
 mod surface;
+mod vis_grid;
 mod visibility;
+#[cfg(feature = "gpu")]
+mod visibility_gpu;
 mod volume;
 
 pub use broad::{sweep_and_prune, IncrementalSap};
@@ -32,4 +35,6 @@ pub use visibility::{
     convex_pairs, cullide, cullide_all, is_convex, ConvexPair, CullideOptions, CullidePair,
     CullideResult, CullideStats, ViewSets, VisibilityError, MAX_VISIBILITY_RESOLUTION,
 };
+#[cfg(feature = "gpu")]
+pub use visibility_gpu::{convex_pairs_gpu, cullide_gpu};
 pub use volume::{volume_overlaps, PairVolume};

@@ -28,11 +28,13 @@ mod passes;
 mod pipeline;
 mod readback;
 mod timing;
+mod visibility;
 
 pub use caps::DeviceCaps;
 pub use context::{GpuContext, GpuOptions};
 pub use error::{GpuError, GpuInitError};
 pub use passes::shader_sources;
+pub use visibility::{visibility_counts, VisBatch};
 pub use pipeline::{
     build_ldi, run, Analyses, GpuOutput, GpuPairContacts, GpuPairVolume, GpuSelf, GpuStats,
     LdiDesc, LdiMethod, SortVariant, MAX_OBJECTS,

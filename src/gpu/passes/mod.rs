@@ -9,6 +9,7 @@ pub(crate) mod scan;
 pub(crate) mod self_intersection;
 pub(crate) mod sort;
 pub(crate) mod surface;
+pub(crate) mod visibility;
 pub(crate) mod volume;
 
 use wgpu::util::DeviceExt;
@@ -34,6 +35,7 @@ pub fn shader_sources() -> Vec<(&'static str, String)> {
             "shaders/self_intersection.wgsl",
             self_intersection::source(),
         ),
+        ("shaders/visibility.wgsl", visibility::source()),
     ]
 }
 
@@ -49,6 +51,7 @@ pub(crate) struct Passes {
     pub volume: volume::VolumePass,
     pub surface: surface::SurfacePass,
     pub self_intersection: self_intersection::SelfIntersectionPass,
+    pub visibility: visibility::VisibilityPass,
 }
 
 impl Passes {
@@ -71,6 +74,7 @@ impl Passes {
             volume: volume::VolumePass::new(device),
             surface: surface::SurfacePass::new(device),
             self_intersection: self_intersection::SelfIntersectionPass::new(device),
+            visibility: visibility::VisibilityPass::new(device),
             geometry_layout,
         }
     }
