@@ -151,13 +151,21 @@ fn cullide_pcs_equal_cpu_on_100_moving_objects() {
     let base: Vec<Mesh> = (0..n).map(|k| shape(k, 0.8 + 0.8 * r.f())).collect();
     let mut pos: Vec<Vec3> = (0..n).map(|_| r.v() * 10.0).collect();
     let vel: Vec<Vec3> = (0..n).map(|_| (r.v() - 0.5) * 0.3).collect();
-    let axes: Vec<Vec3> = (0..n).map(|_| (r.v() - 0.5).normalize_or(Vec3::Z)).collect();
+    let axes: Vec<Vec3> = (0..n)
+        .map(|_| (r.v() - 0.5).normalize_or(Vec3::Z))
+        .collect();
     let spin: Vec<f32> = (0..n).map(|_| r.f() * 0.17).collect();
     let mut sap = IncrementalSap::new();
     let mut sums = (0, 0, 0, 0);
     for frame in 0..4 {
         let meshes: Vec<Mesh> = (0..n)
-            .map(|i| placed(&base[i], Mat3::from_axis_angle(axes[i], spin[i] * frame as f32), pos[i]))
+            .map(|i| {
+                placed(
+                    &base[i],
+                    Mat3::from_axis_angle(axes[i], spin[i] * frame as f32),
+                    pos[i],
+                )
+            })
             .collect();
         let refs: Vec<&Mesh> = meshes.iter().collect();
         let cand = sap.update(&boxes(&refs));
@@ -193,6 +201,53 @@ fn convex_pair_test_counts_equal_cpu() {
         hits += cpu.iter().filter(|p| p.intersect).count();
         rounds += cpu.iter().map(|p| p.views).sum::<u32>();
     }
-    eprintln!("{} pairs × 3 resolutions: {hits} intersecting, {rounds} views", pairs.len());
+    eprintln!(
+        "{} pairs × 3 resolutions: {hits} intersecting, {rounds} views",
+        pairs.len()
+    );
     assert!(pairs.len() > 20 && hits > 0 && hits < 3 * pairs.len());
+}
+
+fn cli(dir: &str, mode: &str, backend: &str) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ldiclash"))
+        .arg("check")
+        .arg(common::data(dir).join("scene.json"))
+        .args([
+            "--json",
+            "--resolution",
+            "128",
+            "--mode",
+            mode,
+            "--backend",
+            backend,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{dir}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `ldiclash check --mode cullide|convex --backend gpu` runs on the GPU and reports what the
+/// CPU reports (pairs, and for CULLIDE the whole phase block).
+#[test]
+fn cli_visibility_modes_on_the_gpu() {
+    let _g = lock();
+    if ctx().is_none() {
+        return;
+    }
+    for dir in ["kuka_folded", "gripper_parts"] {
+        for mode in ["cullide", "convex"] {
+            let cpu = cli(dir, mode, "cpu");
+            let gpu = cli(dir, mode, "gpu");
+            assert_eq!(gpu["backend"], "gpu", "{dir} {mode}");
+            assert_eq!(gpu["gpu"]["method"], "visibility");
+            assert_eq!(cpu["pairs"], gpu["pairs"], "{dir} {mode}");
+            assert_eq!(cpu["cullide"], gpu["cullide"], "{dir} {mode}");
+            assert!(!gpu["pairs"].as_array().unwrap().is_empty());
+        }
+    }
 }

@@ -238,7 +238,8 @@ impl TriSetup {
                 let Some((lo, hi)) = self.pixel(lx, ly) else {
                     continue;
                 };
-                let p = (self.y0 + ly as u32) as usize * w as usize + (self.x0 + lx as u32) as usize;
+                let p =
+                    (self.y0 + ly as u32) as usize * w as usize + (self.x0 + lx as u32) as usize;
                 if f(p, lo, hi) {
                     return true;
                 }
@@ -356,7 +357,9 @@ mod tests {
         let g = GridDesc::new(&region, 2, 64, 0.0, 10.0);
         let mut seed = 7u64;
         let mut rnd = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((seed >> 33) as f32) / (1u64 << 31) as f32
         };
         for _ in 0..300 {

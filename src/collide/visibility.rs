@@ -345,8 +345,10 @@ pub struct CullideResult {
 fn two_pass_cpu(view: &TwoPassView<'_>) -> Vec<Vec<(bool, bool)>> {
     let groups = &view.groups;
     let mut grid = Grid::new(view.desc);
-    let mut vis: Vec<Vec<(bool, bool)>> =
-        groups.iter().map(|items| vec![(true, true); items.len()]).collect();
+    let mut vis: Vec<Vec<(bool, bool)>> = groups
+        .iter()
+        .map(|items| vec![(true, true); items.len()])
+        .collect();
     let flags = |g: usize| view.partners.get(g).copied().unwrap_or((true, true));
     for (g, items) in groups.iter().enumerate() {
         let (before, after) = flags(g);
@@ -431,7 +433,13 @@ pub fn cullide(
     candidates: &[(usize, usize)],
     opts: &CullideOptions,
 ) -> Result<CullideResult, VisibilityError> {
-    run_ready(cullide_with(&mut CpuEngine, meshes, closed, candidates, opts))?
+    run_ready(cullide_with(
+        &mut CpuEngine,
+        meshes,
+        closed,
+        candidates,
+        opts,
+    ))?
 }
 
 /// [`cullide`] on any engine (the CPU's or the GPU's): one engine call per view and phase.

@@ -73,7 +73,9 @@ fn gpu_err(e: crate::gpu::GpuError) -> VisibilityError {
 
 fn index(v: u64) -> Result<u32, VisibilityError> {
     u32::try_from(v).map_err(|_| {
-        VisibilityError::Engine("a visibility batch exceeds 2^32 elements: lower the resolution".into())
+        VisibilityError::Engine(
+            "a visibility batch exceeds 2^32 elements: lower the resolution".into(),
+        )
     })
 }
 

@@ -34,11 +34,11 @@ pub use caps::DeviceCaps;
 pub use context::{GpuContext, GpuOptions};
 pub use error::{GpuError, GpuInitError};
 pub use passes::shader_sources;
-pub use visibility::{visibility_counts, VisBatch};
 pub use pipeline::{
     build_ldi, run, Analyses, GpuOutput, GpuPairContacts, GpuPairVolume, GpuSelf, GpuStats,
     LdiDesc, LdiMethod, SortVariant, MAX_OBJECTS,
 };
+pub use visibility::{visibility_counts, VisBatch};
 
 /// Drive a GPU future to completion on native targets.
 #[cfg(not(target_arch = "wasm32"))]

@@ -117,5 +117,12 @@ pub async fn visibility_counts(
             counters
         })
         .await?;
-    read_pod::<u32>(ctx, &counters, 0, u64::from(batch.counters), "visibility::counters").await
+    read_pod::<u32>(
+        ctx,
+        &counters,
+        0,
+        u64::from(batch.counters),
+        "visibility::counters",
+    )
+    .await
 }
