@@ -12,6 +12,7 @@ mod bands;
 mod broad;
 mod check;
 mod exact;
+mod self_cullide;
 mod self_intersection;
 mod surface;
 mod vis_grid;
@@ -29,6 +30,7 @@ pub use check::{
 pub use exact::{
     mesh_contact, mesh_self_contact, point_in_mesh, tri_tri_intersection, ExactContact, TriTri,
 };
+pub use self_cullide::{self_cullide, SelfCullideResult, SelfCullideStats};
 pub use self_intersection::{self_intersections, self_pixel, SelfIntersection, SelfLdi};
 pub use surface::{surface_contacts, PairContacts};
 pub use visibility::{
