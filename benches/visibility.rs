@@ -285,10 +285,7 @@ fn context() -> Option<Ctx> {
     None
 }
 
-fn list<T: std::str::FromStr>(var: &str, default: &[T]) -> Vec<T>
-where
-    T: Clone,
-{
+fn list<T: std::str::FromStr + Clone>(var: &str, default: &[T]) -> Vec<T> {
     match std::env::var(var) {
         Ok(s) => s
             .split(',')

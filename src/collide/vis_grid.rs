@@ -145,9 +145,10 @@ impl TriSetup {
         let ymax = q[0].y.max(q[1].y).max(q[2].y);
         let zlo = q[0].z.min(q[1].z).min(q[2].z);
         let zhi = q[0].z.max(q[1].z).max(q[2].z);
-        if !(xmin.is_finite() && xmax.is_finite() && ymin.is_finite() && ymax.is_finite())
-            || !(zlo.is_finite() && zhi.is_finite())
-        {
+        let finite = [xmin, xmax, ymin, ymax, zlo, zhi]
+            .iter()
+            .all(|v| v.is_finite());
+        if !finite {
             return None;
         }
         let (w, h) = (f64::from(g.w), f64::from(g.h));
