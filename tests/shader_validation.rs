@@ -9,7 +9,7 @@ use ldiclash::gpu::shader_sources;
 #[test]
 fn every_shader_validates_with_naga() {
     let sources = shader_sources();
-    assert_eq!(sources.len(), 9, "one module per pass");
+    assert_eq!(sources.len(), 10, "one module per pass");
     for (label, src) in &sources {
         let module = naga::front::wgsl::parse_str(src)
             .unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(src)));
@@ -76,6 +76,7 @@ fn wgsl_structs_have_the_sizes_of_their_rust_mirrors() {
                 "GpuSelfAcc" => size_of::<GpuSelfAcc>(),
                 "GpuVisTri" => size_of::<GpuVisTri>(),
                 "GpuVisParams" => size_of::<GpuVisParams>(),
+                "GpuSelfVisParams" => size_of::<GpuSelfVisParams>(),
                 _ => continue,
             };
             let mut layouter = naga::proc::Layouter::default();

@@ -251,3 +251,44 @@ fn cli_visibility_modes_on_the_gpu() {
         }
     }
 }
+
+/// Quick-CULLIDE's triangle-level self-collision (`<=` test, per-pixel fragment lists with
+/// atomics on the GPU) has the CPU's sets in every view and the same pairs.
+#[test]
+fn self_cullide_equals_cpu() {
+    use ldiclash::collide::{self_cullide, self_cullide_gpu};
+    let _g = lock();
+    let Some(ctx) = ctx() else { return };
+    let gripper = load_scene("gripper_parts");
+    let fmf = gripper
+        .objects
+        .iter()
+        .find(|o| o.name == "fmf")
+        .unwrap()
+        .world()
+        .clone();
+    let bunny = load_scene("bunny_pair").objects[0].world().clone();
+    let mut fused = uv_sphere(Vec3::ZERO, 1.0, 24, 12);
+    let b = uv_sphere(Vec3::new(1.2, 0.3, 0.1), 0.8, 24, 12);
+    let off = fused.positions.len() as u32;
+    fused.positions.extend(b.positions);
+    fused
+        .triangles
+        .extend(b.triangles.iter().map(|t| t.map(|v| v + off)));
+    let mut found = Vec::new();
+    for (name, m) in [
+        ("WSG-FMF", &fmf),
+        ("fused spheres", &fused),
+        ("bunny", &bunny),
+    ] {
+        let opts = CullideOptions::default();
+        let cpu = self_cullide(m, &opts).unwrap();
+        let gpu = block_on(self_cullide_gpu(ctx, m, &opts)).unwrap();
+        assert_eq!(cpu.stats, gpu.stats, "{name}: sets per view");
+        assert_eq!(cpu.pairs, gpu.pairs, "{name}: pairs");
+        found.push((cpu.stats.pcs_triangles, cpu.pairs.len()));
+    }
+    eprintln!("self-CULLIDE (PCS, pairs): {found:?}");
+    assert_eq!(found[0].1, 939);
+    assert_eq!(found[2].1, 0);
+}

@@ -38,5 +38,5 @@ pub use visibility::{
     CullideResult, CullideStats, ViewSets, VisibilityError, MAX_VISIBILITY_RESOLUTION,
 };
 #[cfg(feature = "gpu")]
-pub use visibility_gpu::{convex_pairs_gpu, cullide_gpu};
+pub use visibility_gpu::{convex_pairs_gpu, cullide_gpu, self_cullide_gpu};
 pub use volume::{volume_overlaps, PairVolume};

@@ -26,6 +26,9 @@
 //! fully visible in the first pass (FFV) of some view, or both in the second (SFV), cannot
 //! collide. What is left goes to [`tri_tri_intersection`] (boxes swept along x first).
 //!
+//! The same test runs on the GPU ([`super::self_cullide_gpu`], `shaders/self_visibility.wgsl`:
+//! per-pixel fragment lists built with atomics) with identical per-view sets.
+//!
 //! Never drops an intersecting pair: if triangles `s < t` (no shared vertex) share a point
 //! `q`, the pixel of `q` has `hi_t + eps > lo_s` (both ranges bound the true depth), so `t` is
 //! not fully visible in the first pass and `s` not in the second; tests/visibility.rs compares
@@ -35,7 +38,9 @@ use serde::{Deserialize, Serialize};
 
 use super::exact::tri_tri_intersection;
 use super::vis_grid::{GridDesc, TriSetup};
-use super::visibility::{CullideOptions, VisibilityError, MAX_VISIBILITY_RESOLUTION};
+use super::visibility::{
+    run_ready, CpuEngine, CullideOptions, VisEngine, VisibilityError, MAX_VISIBILITY_RESOLUTION,
+};
 use crate::ldi::{Axis, Region};
 use crate::mesh::Mesh;
 use crate::report::ViewSets;
@@ -80,10 +85,86 @@ fn neighbours(m: &Mesh, s: usize, t: usize) -> bool {
     a.iter().any(|v| b.contains(v))
 }
 
+/// One view of the self-collision test: the PCS triangles (ascending, the draw order), set
+/// up for the view (`None`: not rasterisable, never culled).
+#[derive(Debug, Clone)]
+pub(crate) struct SelfView<'a> {
+    pub desc: GridDesc,
+    pub mesh: &'a Mesh,
+    pub live: Vec<usize>,
+    pub setups: Vec<Option<TriSetup>>,
+}
+
+/// The CPU answer of one view: per live triangle (fully visible in the first pass, in the
+/// second). Fragments per pixel sorted by `lo`; a walk up to `hi + eps` skips neighbours.
+pub(crate) fn self_view_cpu(view: &SelfView<'_>) -> Vec<(bool, bool)> {
+    let desc = &view.desc;
+    let mut frags: Vec<(u32, i32, u32)> = Vec::new();
+    for (s, &t) in view.setups.iter().zip(&view.live) {
+        if let Some(s) = s {
+            s.for_each(desc.w, |p, lo, _| {
+                frags.push((p as u32, lo, t as u32));
+                false
+            });
+        }
+    }
+    frags.sort_unstable();
+    let mut offsets = vec![0usize; desc.pixels() + 1];
+    for f in &frags {
+        offsets[f.0 as usize + 1] += 1;
+    }
+    for p in 0..desc.pixels() {
+        offsets[p + 1] += offsets[p];
+    }
+    view.setups
+        .iter()
+        .zip(&view.live)
+        .map(|(s, &t)| {
+            let Some(s) = s else {
+                // Not rasterisable (non-finite): kept, never culled.
+                return (false, false);
+            };
+            let (mut h1, mut h2) = (false, false);
+            s.for_each(desc.w, |p, _, hi| {
+                let limit = hi.saturating_add(desc.eps);
+                for &(_, lo, u) in &frags[offsets[p]..offsets[p + 1]] {
+                    // `<=` test: fully visible while hi + eps <= near.
+                    if lo >= limit {
+                        break;
+                    }
+                    let u = u as usize;
+                    if u == t || neighbours(view.mesh, u, t) {
+                        continue;
+                    }
+                    if u < t {
+                        h1 = true;
+                    } else {
+                        h2 = true;
+                    }
+                    if h1 && h2 {
+                        return true;
+                    }
+                }
+                false
+            });
+            (!h1, !h2)
+        })
+        .collect()
+}
+
 /// Quick-CULLIDE self-collision of one mesh: the intersecting pairs of non-neighbouring
 /// triangles, with the PCS size per view. `opts.cluster_size` is not used (every triangle is
 /// an object).
 pub fn self_cullide(
+    mesh: &Mesh,
+    opts: &CullideOptions,
+) -> Result<SelfCullideResult, VisibilityError> {
+    run_ready(self_cullide_with(&mut CpuEngine, mesh, opts))?
+}
+
+/// [`self_cullide`] on any engine (one engine call per view).
+pub(crate) async fn self_cullide_with(
+    engine: &mut impl VisEngine,
     mesh: &Mesh,
     opts: &CullideOptions,
 ) -> Result<SelfCullideResult, VisibilityError> {
@@ -108,63 +189,23 @@ pub fn self_cullide(
             .iter()
             .map(|&t| TriSetup::new(&desc, mesh.corners(t)))
             .collect();
-        // Every fragment (pixel, lo, triangle), sorted by pixel then lo: a small LDI.
-        let mut frags: Vec<(u32, i32, u32)> = Vec::new();
-        for (s, &t) in setups.iter().zip(&live) {
-            if let Some(s) = s {
-                s.for_each(desc.w, |p, lo, _| {
-                    frags.push((p as u32, lo, t as u32));
-                    false
-                });
-            }
-        }
-        frags.sort_unstable();
-        let mut offsets = vec![0usize; desc.pixels() + 1];
-        for f in &frags {
-            offsets[f.0 as usize + 1] += 1;
-        }
-        for p in 0..desc.pixels() {
-            offsets[p + 1] += offsets[p];
-        }
+        let view = SelfView {
+            desc,
+            mesh,
+            live,
+            setups,
+        };
+        let vis = engine.self_view(&view).await?;
+        live = view.live;
         let mut view_sets = vec![(true, true); n];
         let mut vs = ViewSets {
             axis: axis.name().to_string(),
             ..ViewSets::default()
         };
-        for (s, &t) in setups.iter().zip(&live) {
-            let Some(s) = s else {
-                // Not rasterisable (non-finite): kept, never culled.
-                view_sets[t] = (false, false);
-                vs.drawn += 1;
-                vs.nfv += 1;
-                continue;
-            };
-            let (mut h1, mut h2) = (false, false);
-            s.for_each(desc.w, |p, _, hi| {
-                let limit = hi.saturating_add(desc.eps);
-                for &(_, lo, u) in &frags[offsets[p]..offsets[p + 1]] {
-                    // `<=` test: fully visible while hi + eps <= near.
-                    if lo >= limit {
-                        break;
-                    }
-                    let u = u as usize;
-                    if u == t || neighbours(mesh, u, t) {
-                        continue;
-                    }
-                    if u < t {
-                        h1 = true;
-                    } else {
-                        h2 = true;
-                    }
-                    if h1 && h2 {
-                        return true;
-                    }
-                }
-                false
-            });
-            view_sets[t] = (!h1, !h2);
+        for (&t, &v) in live.iter().zip(&vis) {
+            view_sets[t] = v;
             vs.drawn += 1;
-            match (!h1, !h2) {
+            match v {
                 (true, true) => vs.bfv += 1,
                 (true, false) => vs.ffv += 1,
                 (false, true) => vs.sfv += 1,

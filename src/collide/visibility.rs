@@ -39,6 +39,7 @@ use glam::Vec3;
 
 use super::broad::sweep_and_prune;
 use super::exact::{point_in_mesh, tri_tri_intersection};
+use super::self_cullide::{self_view_cpu, SelfView};
 use super::vis_grid::{setups, Grid, GridDesc, TriSetup};
 use crate::ldi::{Axis, Region};
 use crate::mesh::Mesh;
@@ -105,6 +106,12 @@ pub(crate) trait VisEngine {
         &mut self,
         view: &TwoPassView<'_>,
     ) -> Result<Vec<Vec<(bool, bool)>>, VisibilityError>;
+    /// Quick-CULLIDE self-collision, one view: per live triangle (fully visible in the first
+    /// pass, in the second), neighbours left out.
+    async fn self_view(
+        &mut self,
+        view: &SelfView<'_>,
+    ) -> Result<Vec<(bool, bool)>, VisibilityError>;
 }
 
 /// The software z-buffer engine.
@@ -136,6 +143,13 @@ impl VisEngine for CpuEngine {
         view: &TwoPassView<'_>,
     ) -> Result<Vec<Vec<(bool, bool)>>, VisibilityError> {
         Ok(two_pass_cpu(view))
+    }
+
+    async fn self_view(
+        &mut self,
+        view: &SelfView<'_>,
+    ) -> Result<Vec<(bool, bool)>, VisibilityError> {
+        Ok(self_view_cpu(view))
     }
 }
 

@@ -15,14 +15,16 @@
 //!   draws of Quick-CULLIDE), then every item (object or cluster) is tested against both; one
 //!   submission and one readback per view and phase.
 
+use super::self_cullide::{self_cullide_with, SelfCullideResult, SelfView};
 use super::vis_grid::TriSetup;
 use super::visibility::{
     convex_pairs_with, cullide_with, ConvexPair, CullideOptions, CullideResult, PairView,
     TwoPassView, VisEngine, VisibilityError,
 };
 use crate::gpu::gpu_data::GpuVisTri;
-use crate::gpu::{visibility_counts, GpuContext, VisBatch};
+use crate::gpu::{self_visibility_flags, visibility_counts, GpuContext, VisBatch};
 use crate::mesh::Mesh;
+use bytemuck::Zeroable;
 
 const NONE: u32 = u32::MAX;
 /// Grid bytes per pair-test batch before it is split.
@@ -183,6 +185,49 @@ impl VisEngine for GpuEngine<'_> {
             })
             .collect())
     }
+
+    async fn self_view(
+        &mut self,
+        view: &SelfView<'_>,
+    ) -> Result<Vec<(bool, bool)>, VisibilityError> {
+        self.self_flags(view).await
+    }
+}
+
+impl GpuEngine<'_> {
+    async fn self_flags(
+        &mut self,
+        view: &SelfView<'_>,
+    ) -> Result<Vec<(bool, bool)>, VisibilityError> {
+        let mut tris = Vec::with_capacity(view.live.len());
+        let mut corners = Vec::with_capacity(3 * view.live.len());
+        for (s, &t) in view.setups.iter().zip(&view.live) {
+            corners.extend_from_slice(&view.mesh.triangles[t]);
+            tris.push(match s {
+                Some(s) => record(s, 0, view.desc.w, view.desc.eps),
+                None => {
+                    let mut r = GpuVisTri::zeroed();
+                    r.grid = NONE;
+                    r
+                }
+            });
+        }
+        let pixels = index(view.desc.pixels() as u64)?;
+        let h = self_visibility_flags(self.ctx, &tris, &corners, pixels)
+            .await
+            .map_err(gpu_err)?;
+        Ok(h.iter().map(|&h| (h & 1 == 0, h & 2 == 0)).collect())
+    }
+}
+
+/// [`super::self_cullide`] with the per-view visibility tests on the GPU (the exact phase
+/// stays on the CPU): the same sets per view and the same pairs.
+pub async fn self_cullide_gpu(
+    ctx: &GpuContext,
+    mesh: &Mesh,
+    opts: &CullideOptions,
+) -> Result<SelfCullideResult, VisibilityError> {
+    self_cullide_with(&mut GpuEngine { ctx }, mesh, opts).await
 }
 
 /// [`super::convex_pairs`] with the z-buffer work on the GPU: the same answers, counts

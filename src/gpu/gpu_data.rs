@@ -297,6 +297,20 @@ pub struct GpuVisParams {
     pub pad: u32,
 }
 
+/// `GpuSelfVisParams` (shaders/self_visibility.wgsl).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuSelfVisParams {
+    /// Triangles.
+    pub tris: u32,
+    /// Pixels of the grid.
+    pub pixels: u32,
+    /// Dispatch width over triangles in invocations.
+    pub tri_row: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,6 +329,7 @@ mod tests {
         assert_eq!(size_of::<GpuPairAcc>(), 48);
         assert_eq!(size_of::<GpuVisTri>(), 108);
         assert_eq!(size_of::<GpuVisParams>(), 32);
+        assert_eq!(size_of::<GpuSelfVisParams>(), 16);
         assert_eq!(size_of::<GpuSelfAcc>(), 32);
     }
 

@@ -38,7 +38,7 @@ pub use pipeline::{
     build_ldi, run, Analyses, GpuOutput, GpuPairContacts, GpuPairVolume, GpuSelf, GpuStats,
     LdiDesc, LdiMethod, SortVariant, MAX_OBJECTS,
 };
-pub use visibility::{visibility_counts, VisBatch};
+pub use visibility::{self_visibility_flags, visibility_counts, VisBatch};
 
 /// Drive a GPU future to completion on native targets.
 #[cfg(not(target_arch = "wasm32"))]

@@ -6,7 +6,7 @@ use wgpu::util::DeviceExt;
 
 use super::context::GpuContext;
 use super::error::GpuError;
-use super::gpu_data::{GpuVisParams, GpuVisTri};
+use super::gpu_data::{GpuSelfVisParams, GpuVisParams, GpuVisTri};
 use super::passes::{bind_group, dispatch_size, uniform, visibility::VisDispatch};
 use super::readback::read_pod;
 
@@ -125,4 +125,95 @@ pub async fn visibility_counts(
         "visibility::counters",
     )
     .await
+}
+
+/// Quick-CULLIDE's triangle-level self-collision test of one view: `tris` are the PCS
+/// triangles in draw order (`grid = u32::MAX`: not rasterisable, kept), `corners` their vertex
+/// indices (3 per triangle), `pixels` the grid size. Returns per triangle bit 0 = hidden in the
+/// first pass, bit 1 = hidden in the second. One submission, one readback.
+pub async fn self_visibility_flags(
+    ctx: &GpuContext,
+    tris: &[GpuVisTri],
+    corners: &[u32],
+    pixels: u32,
+) -> Result<Vec<u32>, GpuError> {
+    if tris.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Fragment slots: the sum of the box pixels bounds the covered pixels.
+    let slots: u64 = tris
+        .iter()
+        .filter(|t| t.grid != u32::MAX)
+        .map(|t| u64::from(t.nx) * u64::from(t.ny))
+        .sum::<u64>()
+        .max(1);
+    let max = ctx.caps.max_storage_buffer();
+    if slots * 8 > max || (std::mem::size_of_val(tris) as u64) > max {
+        return Err(GpuError::VisibilityCapacity(format!(
+            "self-visibility needs {} bytes of fragment slots, the device binds at most {max}; lower the resolution",
+            slots * 8
+        )));
+    }
+    let n = u32::try_from(tris.len())
+        .map_err(|_| GpuError::VisibilityCapacity("more than 2^32 triangles".into()))?;
+    let (tx, ty, tri_row) = dispatch_size(n, 64, ctx.caps.max_workgroups_per_dim);
+    let params = GpuSelfVisParams {
+        tris: n,
+        pixels,
+        tri_row,
+        pad: 0,
+    };
+    let device = &ctx.device;
+    let hidden = ctx
+        .scoped("self_visibility::record", || {
+            let storage = |label: &str, size: u64, usage: wgpu::BufferUsages| {
+                let b = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size: size.max(4),
+                    usage: wgpu::BufferUsages::STORAGE | usage,
+                    mapped_at_creation: true,
+                });
+                // Mapped at creation: zero-filled.
+                b.unmap();
+                b
+            };
+            let ub = uniform(device, "self_visibility::params", &params);
+            let tb = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("self_visibility::tris"),
+                contents: bytemuck::cast_slice(tris),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+            let cb = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("self_visibility::corners"),
+                contents: bytemuck::cast_slice(corners),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+            let none = wgpu::BufferUsages::empty();
+            let counts = storage("self_visibility::counts", u64::from(pixels) * 4, none);
+            let offsets = storage(
+                "self_visibility::offsets",
+                (u64::from(pixels) + 1) * 4,
+                none,
+            );
+            let frags = storage("self_visibility::frags", slots * 8, none);
+            let hidden = storage(
+                "self_visibility::hidden",
+                u64::from(n) * 4,
+                wgpu::BufferUsages::COPY_SRC,
+            );
+            let group = bind_group(
+                device,
+                "self_visibility::group",
+                &ctx.passes.self_visibility.layout,
+                &[&ub, &tb, &cb, &counts, &offsets, &frags, &hidden],
+            );
+            let mut encoder = ctx.encoder("self_visibility::encoder");
+            ctx.passes
+                .self_visibility
+                .record(&mut encoder, &group, (tx, ty));
+            ctx.submit(encoder);
+            hidden
+        })
+        .await?;
+    read_pod::<u32>(ctx, &hidden, 0, u64::from(n), "self_visibility::hidden").await
 }

@@ -7,6 +7,7 @@ pub(crate) mod fill;
 pub(crate) mod peel;
 pub(crate) mod scan;
 pub(crate) mod self_intersection;
+pub(crate) mod self_visibility;
 pub(crate) mod sort;
 pub(crate) mod surface;
 pub(crate) mod visibility;
@@ -36,6 +37,7 @@ pub fn shader_sources() -> Vec<(&'static str, String)> {
             self_intersection::source(),
         ),
         ("shaders/visibility.wgsl", visibility::source()),
+        ("shaders/self_visibility.wgsl", self_visibility::source()),
     ]
 }
 
@@ -52,6 +54,7 @@ pub(crate) struct Passes {
     pub surface: surface::SurfacePass,
     pub self_intersection: self_intersection::SelfIntersectionPass,
     pub visibility: visibility::VisibilityPass,
+    pub self_visibility: self_visibility::SelfVisibilityPass,
 }
 
 impl Passes {
@@ -75,6 +78,7 @@ impl Passes {
             surface: surface::SurfacePass::new(device),
             self_intersection: self_intersection::SelfIntersectionPass::new(device),
             visibility: visibility::VisibilityPass::new(device),
+            self_visibility: self_visibility::SelfVisibilityPass::new(device),
             geometry_layout,
         }
     }
