@@ -121,6 +121,13 @@ impl VisEngine for GpuEngine<'_> {
                 pixels: 0,
             };
             let c = visibility_counts(self.ctx, &batch).await.map_err(gpu_err)?;
+            if c.len() != 2 * (end - start) {
+                return Err(VisibilityError::Engine(format!(
+                    "{} pair counters read back, {} expected",
+                    c.len(),
+                    2 * (end - start)
+                )));
+            }
             out.extend(
                 c.chunks_exact(2)
                     .map(|c| [u64::from(c[0]), u64::from(c[1])]),
@@ -169,6 +176,13 @@ impl VisEngine for GpuEngine<'_> {
             pixels: index(p)?,
         };
         let c = visibility_counts(self.ctx, &batch).await.map_err(gpu_err)?;
+        if c.len() < 2 * item as usize {
+            return Err(VisibilityError::Engine(format!(
+                "{} visibility counters read back, {} expected",
+                c.len(),
+                2 * item
+            )));
+        }
         let mut k = 0;
         Ok(view
             .groups
@@ -216,6 +230,13 @@ impl GpuEngine<'_> {
         let h = self_visibility_flags(self.ctx, &tris, &corners, pixels)
             .await
             .map_err(gpu_err)?;
+        if h.len() != view.live.len() {
+            return Err(VisibilityError::Engine(format!(
+                "{} self-visibility flags read back, {} expected",
+                h.len(),
+                view.live.len()
+            )));
+        }
         Ok(h.iter().map(|&h| (h & 1 == 0, h & 2 == 0)).collect())
     }
 }
