@@ -143,9 +143,11 @@ async fn visibility_tests_match_the_cpu_in_the_browser() {
         Ok(c) => c,
         Err(e) => panic!("no WebGPU in this browser: {e}"),
     };
+    // A 4 × 3 grid of spheres 1.8 apart: neighbours along x or y cross, diagonal neighbours
+    // (2.55 apart) are broad-phase candidates that do not collide.
     let meshes: Vec<Mesh> = (0..12)
         .map(|k| {
-            let c = Vec3::new(k as f32 * 1.7, (k % 3) as f32 * 0.9, (k % 2) as f32 * 0.5);
+            let c = Vec3::new((k % 4) as f32 * 1.8, (k / 4) as f32 * 1.8, 0.0);
             uv_sphere(c, 1.0, 16, 8)
         })
         .collect();
