@@ -281,14 +281,14 @@ pub struct GpuVisTri {
 pub struct GpuVisParams {
     /// Triangles.
     pub tris: u32,
-    /// Depth-buffer elements to clear.
+    /// Depth-buffer elements.
     pub near_len: u32,
     /// CULLIDE scan: groups (objects in draw order); 0 for no scan.
     pub groups: u32,
     /// CULLIDE scan: pixels per grid.
     pub pixels: u32,
-    /// Dispatch width of `cs_clear` in invocations.
-    pub clear_row: u32,
+    /// Padding.
+    pub pad0: u32,
     /// Dispatch width of `cs_draw` / `cs_test`.
     pub tri_row: u32,
     /// Dispatch width of `cs_scan`.

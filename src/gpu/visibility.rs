@@ -1,5 +1,5 @@
-//! The driver of the visibility pass: upload one batch of set-up triangles, clear, draw,
-//! scan, test, and read the counters back — one submission and one readback per batch (seed
+//! The driver of the visibility pass: upload one batch of set-up triangles into fresh
+//! (zeroed: "nothing drawn") grids, draw, scan, test, and read the counters back — one submission and one readback per batch (seed
 //! 001 §3: submit many, read back once). Used by `collide::visibility_gpu`.
 
 use wgpu::util::DeviceExt;
@@ -45,7 +45,6 @@ pub async fn visibility_counts(
     let tris = u32::try_from(batch.tris.len())
         .map_err(|_| GpuError::VisibilityCapacity("more than 2^32 visibility triangles".into()))?;
     let max_groups = ctx.caps.max_workgroups_per_dim;
-    let (cx, cy, clear_row) = dispatch_size(near_len, 64, max_groups);
     let (tx, ty, tri_row) = dispatch_size(tris, 64, max_groups);
     let scan = !batch.group_flags.is_empty();
     let (sx, sy, scan_row) = dispatch_size(batch.pixels, 64, max_groups);
@@ -58,7 +57,7 @@ pub async fn visibility_counts(
             0
         },
         pixels: batch.pixels,
-        clear_row,
+        pad0: 0,
         tri_row,
         scan_row,
         pad: 0,
@@ -108,7 +107,6 @@ pub async fn visibility_counts(
                 &mut encoder,
                 &group,
                 VisDispatch {
-                    clear: (cx, cy),
                     tris: (tx, ty),
                     scan: scan.then_some((sx, sy)),
                 },

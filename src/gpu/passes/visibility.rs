@@ -1,5 +1,5 @@
 //! The visibility pass (issue 4; seed 001 §2–§3, seed 003 "CULLIDE"): z-buffer tests with
-//! storage atomics in four compute entry points (`cs_clear`, `cs_draw`, `cs_scan`, `cs_test`,
+//! storage atomics in three compute entry points (`cs_draw`, `cs_scan`, `cs_test`,
 //! `shaders/visibility.wgsl`). Triangles arrive set up on the host with the integer rule of
 //! `collide::vis_grid`, so the counts equal the CPU's.
 
@@ -10,11 +10,10 @@ pub fn source() -> String {
     include_str!("../../../shaders/visibility.wgsl").to_string()
 }
 
-/// The four pipelines and their shared layout.
+/// The three pipelines and their shared layout.
 #[derive(Debug)]
 pub(crate) struct VisibilityPass {
     pub layout: wgpu::BindGroupLayout,
-    clear: wgpu::ComputePipeline,
     draw: wgpu::ComputePipeline,
     scan: wgpu::ComputePipeline,
     test: wgpu::ComputePipeline,
@@ -23,7 +22,6 @@ pub(crate) struct VisibilityPass {
 /// Dispatch sizes `(x, y)` of one recording.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct VisDispatch {
-    pub clear: (u32, u32),
     pub tris: (u32, u32),
     /// `None`: no CULLIDE scan.
     pub scan: Option<(u32, u32)>,
@@ -45,7 +43,6 @@ impl VisibilityPass {
         let module = shader(device, "shaders/visibility.wgsl", &source());
         let p = |entry: &str, label: &str| compute_pipeline(device, label, &layout, &module, entry);
         Self {
-            clear: p("cs_clear", "VisibilityPass::clear"),
             draw: p("cs_draw", "VisibilityPass::draw"),
             scan: p("cs_scan", "VisibilityPass::scan"),
             test: p("cs_test", "VisibilityPass::test"),
@@ -53,8 +50,8 @@ impl VisibilityPass {
         }
     }
 
-    /// Clear the grids, draw, scan (CULLIDE), test: one compute pass, four dispatches (each
-    /// dispatch sees the previous one's storage writes).
+    /// Draw, scan (CULLIDE), test into fresh (zeroed) grids: one compute pass, up to three
+    /// dispatches (each dispatch sees the previous one's storage writes).
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -68,8 +65,6 @@ impl VisibilityPass {
                 timestamp_writes: None,
             });
             pass.set_bind_group(0, group, &[]);
-            pass.set_pipeline(&self.clear);
-            pass.dispatch_workgroups(d.clear.0, d.clear.1, 1);
             pass.set_pipeline(&self.draw);
             pass.dispatch_workgroups(d.tris.0, d.tris.1, 1);
             if let Some((x, y)) = d.scan {
