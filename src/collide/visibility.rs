@@ -1,5 +1,5 @@
-//! Visibility-based collision culling on the CPU: seed 001's occlusion-query pair test for
-//! convex objects and seed 003's CULLIDE / Quick-CULLIDE potentially colliding sets.
+//! Visibility-based collision culling (CPU engine here, GPU engine in `visibility_gpu`): seed
+//! 001's occlusion-query pair test for convex objects and seed 003's CULLIDE / Quick-CULLIDE PCS.
 //!
 //! # What it assumes
 //! Meshes are in world space. The convex pair test ([`convex_pairs`], seed 001 §2–§3) is only
@@ -8,18 +8,22 @@
 //! and the exact triangle–triangle tests of the core issue decide what is left.
 //!
 //! # How it works
-//! A small software z-buffer ([`Grid`]) looks along a world axis at a region. Every triangle
-//! is drawn *conservatively* (seed 003 "Gesamtfazit" guard): a pixel is covered when its
-//! square touches the triangle at all (the triangle grown by the pixel square, i.e. by half a
-//! pixel each way), and it gets the depth *range* `[lo, hi]` the triangle can take over the
-//! square (the plane's range over the square, clamped to the vertex depths). A depth bias
-//! `eps` (1e-5 of the region size) absorbs rounding. "X is not fully visible" then means: some
-//! pixel of X has `hi + eps >= near`, where `near` is the smallest `lo` of what was drawn
-//! before. Both ranges bound the true depths, so if two surfaces share a point `q` (touching,
-//! crossing, or one closed object nesting the other), the pixel holding `q` has the later one
-//! not fully visible: sampling and depth precision can never lose a contact. The price is
-//! false positives for objects closer than about one pixel (plus the depth bias): see
-//! docs/visibility.md "Conservativeness".
+//! A conservative z-buffer looks along a world axis at a region (`collide::vis_grid`: an
+//! integer rule that the CPU [`Grid`] and the GPU's `shaders/visibility.wgsl` evaluate bit for
+//! bit alike). Every triangle is drawn *conservatively* (seed 003 "Gesamtfazit" guard): a
+//! pixel is covered when its square touches the triangle at all, and it gets a depth *range*
+//! `[lo, hi]` that contains every depth the triangle takes over the square. "X is not fully
+//! visible" means: some pixel of X has `hi + eps >= near`, where `near` is the smallest `lo`
+//! drawn before. If two surfaces share a point `q` (touching, crossing, or one closed object
+//! nesting the other), the pixel holding `q` has the later one not fully visible: sampling
+//! and depth precision can never lose a contact. The price is false positives for objects
+//! closer than about one pixel (plus the depth bias): see docs/visibility.md
+//! "Conservativeness".
+//!
+//! The drivers ([`convex_pairs_with`], [`cullide_with`]) are `async` and generic over a
+//! [`VisEngine`] that does the z-buffer work: [`CpuEngine`] here (its futures are always
+//! ready, [`run_ready`] drives them), or the GPU engine of `collide::visibility_gpu`. So both
+//! backends share every decision but the per-pixel tests, and those are identical too.
 //!
 //! - Seed 001 pair test: draw A writing depth, count B's pixels passing `>=`; then the
 //!   reverse. Disjoint convex objects are ordered along every ray, so one count is zero. We
