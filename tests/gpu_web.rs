@@ -130,3 +130,49 @@ async fn bunny_pair_matches_the_cpu_in_the_browser() {
     let n = compare(&meshes, &view_of(&meshes, Axis::Y, 96)).await;
     assert!(n > 5000, "{n}");
 }
+
+/// Issue 4 in the browser: CULLIDE's PCS per phase and view and seed 001's pair counts on the
+/// WebGPU visibility pass (storage atomics; occlusion queries do not work there) equal the
+/// CPU's (the same integer z-buffer rule).
+#[wasm_bindgen_test]
+async fn visibility_tests_match_the_cpu_in_the_browser() {
+    use ldiclash::collide::{
+        convex_pairs, convex_pairs_gpu, cullide, cullide_gpu, sweep_and_prune, CullideOptions,
+    };
+    let ctx = match GpuContext::new(GpuOptions::default()).await {
+        Ok(c) => c,
+        Err(e) => panic!("no WebGPU in this browser: {e}"),
+    };
+    // A 4 × 3 grid of spheres 1.8 apart: neighbours along x or y cross, diagonal neighbours
+    // (2.55 apart) are broad-phase candidates that do not collide.
+    let meshes: Vec<Mesh> = (0..12)
+        .map(|k| {
+            let c = Vec3::new((k % 4) as f32 * 1.8, (k / 4) as f32 * 1.8, 0.0);
+            uv_sphere(c, 1.0, 16, 8)
+        })
+        .collect();
+    let refs: Vec<&Mesh> = meshes.iter().collect();
+    let boxes: Vec<Region> = meshes
+        .iter()
+        .map(|m| {
+            let (a, b) = m.aabb().unwrap();
+            Region::new(a, b)
+        })
+        .collect();
+    let cand = sweep_and_prune(&boxes);
+    let closed = vec![true; meshes.len()];
+    let opts = CullideOptions::default();
+    let cpu = cullide(&refs, &closed, &cand, &opts).unwrap();
+    let gpu = cullide_gpu(&ctx, &refs, &closed, &cand, &opts)
+        .await
+        .unwrap();
+    assert_eq!(cpu.stats, gpu.stats);
+    assert_eq!(cpu.pairs, gpu.pairs);
+    assert!(!cpu.pairs.is_empty() && cpu.pairs.len() < cand.len());
+    let convex = vec![true; meshes.len()];
+    let c = convex_pairs(&refs, &convex, &cand, 32).unwrap();
+    let g = convex_pairs_gpu(&ctx, &refs, &convex, &cand, 32)
+        .await
+        .unwrap();
+    assert_eq!(c, g);
+}

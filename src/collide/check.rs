@@ -399,16 +399,20 @@ async fn check_engine(
     }
 
     if matches!(opts.mode, Mode::Cullide | Mode::Convex) {
-        if gpu_method.is_some() {
-            report.warnings.push(format!(
-                "--mode {} runs on the CPU: its GPU variant is not built yet (docs/visibility.md)",
-                opts.mode.name()
-            ));
-            report.backend = "cpu".into();
-            report.gpu = None;
+        if let Some(g) = report.gpu.as_mut() {
+            // The z-buffer tests run on the visibility pass, not the LDI pipeline.
+            g.method = "visibility".into();
         }
         let te = now_ms();
-        visibility_check(scene, opts, &boxes, &candidates, &mut report, &mut stats)?;
+        visibility_check(
+            scene,
+            opts,
+            engine,
+            &boxes,
+            &candidates,
+            &mut report,
+            &mut stats,
+        )?;
         report
             .timings_ms
             .insert(opts.mode.name().into(), now_ms() - te);
@@ -546,10 +550,13 @@ async fn check_engine(
 }
 
 /// `--mode cullide|convex` (issue 4): the pairs of seed 003's CULLIDE + exact tests, or of
-/// seed 001's convex visibility test.
+/// seed 001's convex visibility test; with the GPU engine the z-buffer work runs on the
+/// visibility pass (the same answers, tests/visibility_gpu.rs).
+#[allow(clippy::too_many_arguments)]
 fn visibility_check(
     scene: &Scene,
     opts: &CheckOptions,
+    engine: Engine<'_>,
     boxes: &[Region],
     candidates: &[(usize, usize)],
     report: &mut Report,
@@ -575,16 +582,20 @@ fn visibility_check(
     };
     if opts.mode == Mode::Cullide {
         let closed: Vec<bool> = scene.objects.iter().map(Object::is_closed).collect();
-        let r = super::visibility::cullide(
-            &meshes,
-            &closed,
-            candidates,
-            &super::visibility::CullideOptions {
-                resolution: opts.resolution,
-                axes,
-                ..Default::default()
-            },
-        )?;
+        let copts = super::visibility::CullideOptions {
+            resolution: opts.resolution,
+            axes,
+            ..Default::default()
+        };
+        let r = match engine {
+            #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+            Engine::Gpu(ctx, _) => crate::gpu::block_on(super::visibility_gpu::cullide_gpu(
+                ctx, &meshes, &closed, candidates, &copts,
+            ))?,
+            #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+            Engine::Gpu(..) => return Err(no_blocking_gpu()),
+            _ => super::visibility::cullide(&meshes, &closed, candidates, &copts)?,
+        };
         stats.exact_tests = r.stats.triangle_tests;
         for p in &r.pairs {
             report
@@ -605,12 +616,33 @@ fn visibility_check(
                 ));
             }
         }
-        let r = super::visibility::convex_pairs(&meshes, &convex, candidates, opts.resolution)?;
+        let r = match engine {
+            #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+            Engine::Gpu(ctx, _) => crate::gpu::block_on(super::visibility_gpu::convex_pairs_gpu(
+                ctx,
+                &meshes,
+                &convex,
+                candidates,
+                opts.resolution,
+            ))?,
+            #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+            Engine::Gpu(..) => return Err(no_blocking_gpu()),
+            _ => super::visibility::convex_pairs(&meshes, &convex, candidates, opts.resolution)?,
+        };
         for p in r.iter().filter(|p| p.intersect) {
             report.pairs.push(pair_report(p.a, p.b, Kind::Convex, None));
         }
     }
     Ok(())
+}
+
+/// The browser cannot block on the GPU inside the synchronous check.
+#[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+fn no_blocking_gpu() -> CheckError {
+    CheckError::Gpu(
+        "the browser cannot block on the GPU: use collide::cullide_gpu / convex_pairs_gpu (async)"
+            .into(),
+    )
 }
 
 /// Grow a region a little so flat overlaps (touching boxes) still have a thickness.

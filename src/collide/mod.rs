@@ -12,9 +12,13 @@ mod bands;
 mod broad;
 mod check;
 mod exact;
+mod self_cullide;
 mod self_intersection;
 mod surface;
+mod vis_grid;
 mod visibility;
+#[cfg(feature = "gpu")]
+mod visibility_gpu;
 mod volume;
 
 pub use broad::{sweep_and_prune, IncrementalSap};
@@ -29,10 +33,13 @@ pub use exact::{
     contact_segments, mesh_contact, mesh_self_contact, point_in_mesh, self_contact_segments,
     tri_tri_intersection, ExactContact, TriTri,
 };
+pub use self_cullide::{self_cullide, SelfCullideResult, SelfCullideStats};
 pub use self_intersection::{self_intersections, self_pixel, SelfIntersection, SelfLdi};
 pub use surface::{surface_contacts, PairContacts};
 pub use visibility::{
     convex_pairs, cullide, cullide_all, is_convex, ConvexPair, CullideOptions, CullidePair,
     CullideResult, CullideStats, ViewSets, VisibilityError, MAX_VISIBILITY_RESOLUTION,
 };
+#[cfg(feature = "gpu")]
+pub use visibility_gpu::{convex_pairs_gpu, cullide_gpu, self_cullide_gpu};
 pub use volume::{volume_overlaps, PairVolume};

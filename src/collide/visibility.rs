@@ -1,5 +1,5 @@
-//! Visibility-based collision culling on the CPU: seed 001's occlusion-query pair test for
-//! convex objects and seed 003's CULLIDE / Quick-CULLIDE potentially colliding sets.
+//! Visibility-based collision culling (CPU engine here, GPU engine in `visibility_gpu`): seed
+//! 001's occlusion-query pair test for convex objects and seed 003's CULLIDE / Quick-CULLIDE PCS.
 //!
 //! # What it assumes
 //! Meshes are in world space. The convex pair test ([`convex_pairs`], seed 001 §2–§3) is only
@@ -8,18 +8,22 @@
 //! and the exact triangle–triangle tests of the core issue decide what is left.
 //!
 //! # How it works
-//! A small software z-buffer ([`Grid`]) looks along a world axis at a region. Every triangle
-//! is drawn *conservatively* (seed 003 "Gesamtfazit" guard): a pixel is covered when its
-//! square touches the triangle at all (the triangle grown by the pixel square, i.e. by half a
-//! pixel each way), and it gets the depth *range* `[lo, hi]` the triangle can take over the
-//! square (the plane's range over the square, clamped to the vertex depths). A depth bias
-//! `eps` (1e-5 of the region size) absorbs rounding. "X is not fully visible" then means: some
-//! pixel of X has `hi + eps >= near`, where `near` is the smallest `lo` of what was drawn
-//! before. Both ranges bound the true depths, so if two surfaces share a point `q` (touching,
-//! crossing, or one closed object nesting the other), the pixel holding `q` has the later one
-//! not fully visible: sampling and depth precision can never lose a contact. The price is
-//! false positives for objects closer than about one pixel (plus the depth bias): see
-//! docs/visibility.md "Conservativeness".
+//! A conservative z-buffer looks along a world axis at a region (`collide::vis_grid`: an
+//! integer rule that the CPU [`Grid`] and the GPU's `shaders/visibility.wgsl` evaluate bit for
+//! bit alike). Every triangle is drawn *conservatively* (seed 003 "Gesamtfazit" guard): a
+//! pixel is covered when its square touches the triangle at all, and it gets a depth *range*
+//! `[lo, hi]` that contains every depth the triangle takes over the square. "X is not fully
+//! visible" means: some pixel of X has `hi + eps >= near`, where `near` is the smallest `lo`
+//! drawn before. If two surfaces share a point `q` (touching, crossing, or one closed object
+//! nesting the other), the pixel holding `q` has the later one not fully visible: sampling
+//! and depth precision can never lose a contact. The price is false positives for objects
+//! closer than about one pixel (plus the depth bias): see docs/visibility.md
+//! "Conservativeness".
+//!
+//! The drivers ([`convex_pairs_with`], [`cullide_with`]) are `async` and generic over a
+//! [`VisEngine`] that does the z-buffer work: [`CpuEngine`] here (its futures are always
+//! ready, [`run_ready`] drives them), or the GPU engine of `collide::visibility_gpu`. So both
+//! backends share every decision but the per-pixel tests, and those are identical too.
 //!
 //! - Seed 001 pair test: draw A writing depth, count B's pixels passing `>=`; then the
 //!   reverse. Disjoint convex objects are ordered along every ray, so one count is zero. We
@@ -39,6 +43,8 @@ use glam::Vec3;
 
 use super::broad::sweep_and_prune;
 use super::exact::{point_in_mesh, tri_tri_intersection};
+use super::self_cullide::{self_view_cpu, SelfView};
+use super::vis_grid::{setups, Grid, GridDesc, TriSetup};
 use crate::ldi::{Axis, Region};
 use crate::mesh::Mesh;
 pub use crate::report::{CullideStats, ViewSets};
@@ -60,6 +66,9 @@ pub enum VisibilityError {
         /// Flags passed.
         flags: usize,
     },
+    /// The visibility engine failed (a GPU error, with what to do about it).
+    #[error("visibility engine: {0}")]
+    Engine(String),
 }
 
 /// Index of a world axis.
@@ -71,168 +80,92 @@ fn axis_index(a: Axis) -> usize {
     }
 }
 
-/// A conservative software depth buffer looking along one world axis at a region.
+/// One view of seed 001's pair test: A's and B's triangles set up for the same grid.
 #[derive(Debug, Clone)]
-struct Grid {
-    w: usize,
-    h: usize,
-    a: usize,
-    ua: usize,
-    va: usize,
-    u0: f32,
-    v0: f32,
-    inv_px: f32,
-    /// Depth bias (world units).
-    eps: f32,
-    /// Nearest depth (lower bound) drawn so far per pixel.
-    near: Vec<f32>,
+pub(crate) struct PairView {
+    pub desc: GridDesc,
+    pub a: Vec<TriSetup>,
+    pub b: Vec<TriSetup>,
 }
 
-impl Grid {
-    fn new(region: &Region, axis: Axis, res: u32) -> Self {
-        let a = axis_index(axis);
-        let (ua, va) = ((a + 1) % 3, (a + 2) % 3);
-        let size = region.size();
-        let extent = size.max_element().max(1e-6);
-        let (su, sv) = (size[ua].max(0.0), size[va].max(0.0));
-        let px = (su.max(sv) / res as f32).max(extent * 1e-6);
-        let w = ((su / px).ceil() as usize).clamp(1, res as usize);
-        let h = ((sv / px).ceil() as usize).clamp(1, res as usize);
-        Self {
-            w,
-            h,
-            a,
-            ua,
-            va,
-            u0: region.min[ua],
-            v0: region.min[va],
-            inv_px: 1.0 / px,
-            eps: extent * 1e-5,
-            near: vec![f32::INFINITY; w * h],
-        }
-    }
+/// One view of CULLIDE's two-pass test: per group (object, in draw order) its items (an item
+/// is the set-up triangles of the object or of one cluster).
+#[derive(Debug, Clone)]
+pub(crate) struct TwoPassView<'a> {
+    pub desc: GridDesc,
+    pub groups: Vec<Vec<Vec<TriSetup>>>,
+    /// Per group: (a partner is drawn before it, one after it), see [`two_pass_cpu`].
+    pub partners: &'a [(bool, bool)],
+}
 
-    fn clear(&mut self) {
-        self.near.fill(f32::INFINITY);
-    }
+/// What evaluates the z-buffer tests: the CPU ([`CpuEngine`]) or the GPU
+/// (`collide::visibility_gpu`). Both get the same integer triangle setups, so they give the
+/// same answers; the drivers below ([`convex_pairs_with`], [`cullide_with`]) are shared.
+pub(crate) trait VisEngine {
+    /// Per pair view: [pixels of B at or behind A, pixels of A at or behind B] (the second
+    /// may be 0 when the first is 0).
+    async fn pair_counts(&mut self, views: &[PairView]) -> Result<Vec<[u64; 2]>, VisibilityError>;
+    /// Per group, per item: (fully visible in the first pass, in the second).
+    async fn two_pass(
+        &mut self,
+        view: &TwoPassView<'_>,
+    ) -> Result<Vec<Vec<(bool, bool)>>, VisibilityError>;
+    /// Quick-CULLIDE self-collision, one view: per live triangle (fully visible in the first
+    /// pass, in the second), neighbours left out.
+    async fn self_view(
+        &mut self,
+        view: &SelfView<'_>,
+    ) -> Result<Vec<(bool, bool)>, VisibilityError>;
+}
 
-    /// Every pixel the triangle touches, with the depth range `[lo, hi]` over that pixel.
-    fn raster(&self, tri: [Vec3; 3], mut f: impl FnMut(usize, f32, f32) -> bool) -> bool {
-        let q = tri.map(|p| {
-            (
-                (p[self.ua] - self.u0) * self.inv_px,
-                (p[self.va] - self.v0) * self.inv_px,
-                p[self.a],
-            )
-        });
-        let xmin = q[0].0.min(q[1].0).min(q[2].0);
-        let xmax = q[0].0.max(q[1].0).max(q[2].0);
-        let ymin = q[0].1.min(q[1].1).min(q[2].1);
-        let ymax = q[0].1.max(q[1].1).max(q[2].1);
-        let dmin = q[0].2.min(q[1].2).min(q[2].2);
-        let dmax = q[0].2.max(q[1].2).max(q[2].2);
-        if !(xmin.is_finite() && xmax.is_finite() && ymin.is_finite() && ymax.is_finite()) {
-            return false;
-        }
-        const GUARD: f32 = 1e-3;
-        if xmax < -GUARD
-            || ymax < -GUARD
-            || xmin > self.w as f32 + GUARD
-            || ymin > self.h as f32 + GUARD
-        {
-            return false;
-        }
-        let x0 = ((xmin - GUARD).floor().max(0.0) as usize).min(self.w - 1);
-        let x1 = ((xmax + GUARD).floor().max(0.0) as usize).min(self.w - 1);
-        let y0 = ((ymin - GUARD).floor().max(0.0) as usize).min(self.h - 1);
-        let y1 = ((ymax + GUARD).floor().max(0.0) as usize).min(self.h - 1);
-        let e1 = (q[1].0 - q[0].0, q[1].1 - q[0].1, q[1].2 - q[0].2);
-        let e2 = (q[2].0 - q[0].0, q[2].1 - q[0].1, q[2].2 - q[0].2);
-        let area = e1.0 * e2.1 - e1.1 * e2.0;
-        let span = (xmax - xmin).max(ymax - ymin).max(1e-12);
-        // Edge-on or tiny triangles: every pixel of the box, vertex depth range.
-        let flat = area.abs() <= 1e-6 * span * span || area.abs() < 1e-9;
-        let (gdx, gdy) = if flat {
-            (0.0, 0.0)
-        } else {
-            (
-                (e1.2 * e2.1 - e2.2 * e1.1) / area,
-                (e2.2 * e1.0 - e1.2 * e2.0) / area,
-            )
-        };
-        let sign = area.signum();
-        // Edge functions E(x, y) = g·(x, y) + c, inside >= 0.
-        let edges: [(f32, f32, f32); 3] = std::array::from_fn(|k| {
-            let (ax, ay, _) = q[k];
-            let (bx, by, _) = q[(k + 1) % 3];
-            let gx = -sign * (by - ay);
-            let gy = sign * (bx - ax);
-            (gx, gy, -(gx * ax + gy * ay))
-        });
-        let half_slope = 0.5 * (gdx.abs() + gdy.abs());
-        for y in y0..=y1 {
-            let cy = y as f32 + 0.5;
-            for x in x0..=x1 {
-                let cx = x as f32 + 0.5;
-                let (lo, hi) = if flat {
-                    (dmin, dmax)
+/// The software z-buffer engine.
+#[derive(Debug, Default)]
+pub(crate) struct CpuEngine;
+
+impl VisEngine for CpuEngine {
+    async fn pair_counts(&mut self, views: &[PairView]) -> Result<Vec<[u64; 2]>, VisibilityError> {
+        Ok(views
+            .iter()
+            .map(|v| {
+                let mut g = Grid::new(v.desc);
+                g.draw(&v.a);
+                let c0 = g.count_hidden(&v.b);
+                let c1 = if c0 == 0 {
+                    0
                 } else {
-                    // Pixel square touches the triangle: no edge has the whole square outside.
-                    let outside = edges.iter().any(|&(gx, gy, c)| {
-                        let reach = 0.5 * (gx.abs() + gy.abs());
-                        gx * cx + gy * cy + c + reach < -GUARD * (gx.abs() + gy.abs())
-                    });
-                    if outside {
-                        continue;
-                    }
-                    let d = q[0].2 + gdx * (cx - q[0].0) + gdy * (cy - q[0].1);
-                    (
-                        (d - half_slope).max(dmin).min(dmax),
-                        (d + half_slope).min(dmax).max(dmin),
-                    )
+                    g.clear();
+                    g.draw(&v.b);
+                    g.count_hidden(&v.a)
                 };
-                if f(y * self.w + x, lo, hi) {
-                    return true;
-                }
-            }
-        }
-        false
+                [c0, c1]
+            })
+            .collect())
     }
 
-    /// Whether some pixel of these triangles is at or behind the buffer (not fully visible).
-    fn hidden(&self, mesh: &Mesh, tris: &[usize]) -> bool {
-        tris.iter()
-            .any(|&t| self.raster(mesh.corners(t), |p, _, hi| hi + self.eps >= self.near[p]))
+    async fn two_pass(
+        &mut self,
+        view: &TwoPassView<'_>,
+    ) -> Result<Vec<Vec<(bool, bool)>>, VisibilityError> {
+        Ok(two_pass_cpu(view))
     }
 
-    /// Pixels of the mesh at or behind the buffer.
-    fn count_hidden(&self, mesh: &Mesh) -> u64 {
-        let mut n = 0u64;
-        for t in 0..mesh.triangles.len() {
-            self.raster(mesh.corners(t), |p, _, hi| {
-                if hi + self.eps >= self.near[p] {
-                    n += 1;
-                }
-                false
-            });
-        }
-        n
+    async fn self_view(
+        &mut self,
+        view: &SelfView<'_>,
+    ) -> Result<Vec<(bool, bool)>, VisibilityError> {
+        Ok(self_view_cpu(view))
     }
+}
 
-    /// Write the triangles' nearest depths.
-    fn draw(&mut self, mesh: &Mesh, tris: &[usize]) {
-        let mut writes: Vec<(usize, f32)> = Vec::new();
-        for &t in tris {
-            self.raster(mesh.corners(t), |p, lo, _| {
-                writes.push((p, lo));
-                false
-            });
-        }
-        for (p, lo) in writes {
-            if lo < self.near[p] {
-                self.near[p] = lo;
-            }
-        }
+/// Poll a future that never waits (the CPU engine's) to its end.
+pub(crate) fn run_ready<F: std::future::Future>(f: F) -> Result<F::Output, VisibilityError> {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match f.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(v) => Ok(v),
+        std::task::Poll::Pending => Err(VisibilityError::Engine(
+            "the CPU visibility engine did not finish at once".into(),
+        )),
     }
 }
 
@@ -283,6 +216,24 @@ pub fn convex_pairs(
     pairs: &[(usize, usize)],
     resolution: u32,
 ) -> Result<Vec<ConvexPair>, VisibilityError> {
+    run_ready(convex_pairs_with(
+        &mut CpuEngine,
+        meshes,
+        convex,
+        pairs,
+        resolution,
+    ))?
+}
+
+/// [`convex_pairs`] on any engine: all undecided pairs of a view round go to the engine in
+/// one batch (seed 001 §3: submit many, read back once per round; at most three rounds).
+pub(crate) async fn convex_pairs_with(
+    engine: &mut impl VisEngine,
+    meshes: &[&Mesh],
+    convex: &[bool],
+    pairs: &[(usize, usize)],
+    resolution: u32,
+) -> Result<Vec<ConvexPair>, VisibilityError> {
     if resolution == 0 || resolution > MAX_VISIBILITY_RESOLUTION {
         return Err(VisibilityError::Resolution(resolution));
     }
@@ -297,6 +248,8 @@ pub fn convex_pairs(
         .map(|m| m.aabb().map(|(a, b)| Region::new(a, b)))
         .collect();
     let mut out = Vec::with_capacity(pairs.len());
+    // Per answer: (pair region, union box, views in order) while undecided.
+    let mut todo: Vec<(usize, Region, Region, [Axis; 3])> = Vec::new();
     for &(i, j) in pairs {
         let (Some(Some(bi)), Some(Some(bj))) = (boxes.get(i), boxes.get(j)) else {
             continue;
@@ -320,27 +273,40 @@ pub fn convex_pairs(
             let mut axes = Axis::ALL;
             axes.sort_by(|x, y| s[axis_index(*x)].total_cmp(&s[axis_index(*y)]));
             ans.intersect = true;
-            for axis in axes {
-                ans.views += 1;
-                let mut g = Grid::new(&region, axis, resolution);
-                let (ma, mb) = (meshes[i], meshes[j]);
-                g.draw(ma, &(0..ma.triangles.len()).collect::<Vec<_>>());
-                let c0 = g.count_hidden(mb);
-                let c1 = if c0 == 0 {
-                    0
-                } else {
-                    g.clear();
-                    g.draw(mb, &(0..mb.triangles.len()).collect::<Vec<_>>());
-                    g.count_hidden(ma)
-                };
-                ans.counts = [c0, c1];
-                if c0 == 0 || c1 == 0 {
-                    ans.intersect = false;
-                    break;
-                }
-            }
+            todo.push((out.len(), region, bi.union(bj), axes));
         }
         out.push(ans);
+    }
+    for round in 0..3 {
+        if todo.is_empty() {
+            break;
+        }
+        let views: Vec<PairView> = todo
+            .iter()
+            .map(|&(k, region, union, axes)| {
+                let a = axis_index(axes[round]);
+                let desc = GridDesc::new(&region, a, resolution, union.min[a], union.max[a]);
+                let (ma, mb) = (meshes[out[k].a], meshes[out[k].b]);
+                PairView {
+                    desc,
+                    a: setups(&desc, ma, &(0..ma.triangles.len()).collect::<Vec<_>>()),
+                    b: setups(&desc, mb, &(0..mb.triangles.len()).collect::<Vec<_>>()),
+                }
+            })
+            .collect();
+        let counts = engine.pair_counts(&views).await?;
+        let mut next = Vec::new();
+        for (t, c) in todo.into_iter().zip(counts) {
+            let ans = &mut out[t.0];
+            ans.views += 1;
+            ans.counts = [c[0], if c[0] == 0 { 0 } else { c[1] }];
+            if c[0] == 0 || c[1] == 0 {
+                ans.intersect = false;
+            } else {
+                next.push(t);
+            }
+        }
+        todo = next;
     }
     Ok(out)
 }
@@ -388,60 +354,61 @@ pub struct CullideResult {
     pub stats: CullideStats,
 }
 
-/// Two-pass visibility of groups of items; returns per item (first, second) visibility.
-/// `groups[g]` = (mesh, items), an item is a triangle list; a group's items test together
-/// against earlier groups and are then written together. `partners[g]` = (has a candidate
-/// partner drawn before it, has one drawn after it): a group is only tested in a pass when a
-/// partner was drawn before it, and only written when a partner comes after it (the skipped
-/// draws of Quick-CULLIDE, sound because a group can only collide with its broad-phase
-/// partners); an untested item counts as fully visible.
-fn two_pass(
-    grid: &mut Grid,
-    groups: &[(&Mesh, Vec<Vec<usize>>)],
-    partners: &[(bool, bool)],
-    stats: &mut ViewSets,
-) -> Vec<Vec<(bool, bool)>> {
+/// Two-pass visibility of groups of items on the CPU; returns per item (first, second)
+/// visibility. A group's items test together against earlier groups and are then written
+/// together. `partners[g]` = (has a candidate partner drawn before it, has one drawn after
+/// it): a group is only tested in a pass when a partner was drawn before it, and only written
+/// when a partner comes after it (the skipped draws of Quick-CULLIDE, sound because a group can
+/// only collide with its broad-phase partners); an untested item counts as fully visible.
+fn two_pass_cpu(view: &TwoPassView<'_>) -> Vec<Vec<(bool, bool)>> {
+    let groups = &view.groups;
+    let mut grid = Grid::new(view.desc);
     let mut vis: Vec<Vec<(bool, bool)>> = groups
         .iter()
-        .map(|(_, items)| vec![(true, true); items.len()])
+        .map(|items| vec![(true, true); items.len()])
         .collect();
-    let n = groups.len();
-    grid.clear();
-    for (g, (mesh, items)) in groups.iter().enumerate() {
-        let (before, after) = partners.get(g).copied().unwrap_or((true, true));
+    let flags = |g: usize| view.partners.get(g).copied().unwrap_or((true, true));
+    for (g, items) in groups.iter().enumerate() {
+        let (before, after) = flags(g);
         if before {
             for (k, tris) in items.iter().enumerate() {
-                vis[g][k].0 = !grid.hidden(mesh, tris);
+                vis[g][k].0 = !grid.hidden(tris);
             }
-        } else {
-            stats.skipped_tests += items.len();
         }
         if after {
             for tris in items {
-                grid.draw(mesh, tris);
+                grid.draw(tris);
             }
-        } else {
-            stats.skipped_draws += items.len();
         }
     }
     grid.clear();
-    for g in (0..n).rev() {
-        let (mesh, items) = &groups[g];
-        let (before, after) = partners.get(g).copied().unwrap_or((true, true));
+    for (g, items) in groups.iter().enumerate().rev() {
+        let (before, after) = flags(g);
         if after {
             for (k, tris) in items.iter().enumerate() {
-                vis[g][k].1 = !grid.hidden(mesh, tris);
+                vis[g][k].1 = !grid.hidden(tris);
             }
-        } else {
-            stats.skipped_tests += items.len();
         }
         if before {
             for tris in items {
-                grid.draw(mesh, tris);
+                grid.draw(tris);
             }
-        } else {
-            stats.skipped_draws += items.len();
         }
+    }
+    vis
+}
+
+/// Counts of one two-pass view: skipped tests and draws, and the Quick-CULLIDE sets.
+fn view_sets(axis: Axis, view: &TwoPassView<'_>, vis: &[Vec<(bool, bool)>]) -> ViewSets {
+    let mut stats = ViewSets {
+        axis: axis.name().to_string(),
+        ..ViewSets::default()
+    };
+    for (g, items) in view.groups.iter().enumerate() {
+        let (before, after) = view.partners.get(g).copied().unwrap_or((true, true));
+        let n = items.len();
+        stats.skipped_tests += n * (usize::from(!before) + usize::from(!after));
+        stats.skipped_draws += n * (usize::from(!before) + usize::from(!after));
     }
     for v in vis.iter().flatten() {
         stats.drawn += 1;
@@ -452,7 +419,7 @@ fn two_pass(
             (false, false) => stats.nfv += 1,
         }
     }
-    vis
+    stats
 }
 
 /// Per object of `ids` (ascending): (has a partner in `pairs` with a lower index, … higher).
@@ -465,10 +432,37 @@ fn partner_flags(ids: &[usize], pairs: &[(usize, usize)], n: usize) -> Vec<(bool
     ids.iter().map(|&i| f[i]).collect()
 }
 
+/// The view of the objects `ids` along `axis`: their union box, depths over its extent.
+fn union_view(meshes: &[&Mesh], ids: &[usize], axis: Axis, res: u32) -> Option<GridDesc> {
+    let region = ids
+        .iter()
+        .filter_map(|&i| meshes[i].aabb().map(|(a, b)| Region::new(a, b)))
+        .reduce(|a, b| a.union(&b))?;
+    let a = axis_index(axis);
+    Some(GridDesc::new(&region, a, res, region.min[a], region.max[a]))
+}
+
 /// CULLIDE with Quick-CULLIDE's sets on the CPU, then the exact phase: the pairs among
 /// `candidates` (broad-phase pairs, `i < j`) that touch, cross or nest. `closed[i]` says
 /// whether mesh `i` is closed (then nesting is tested). Never drops a colliding candidate.
 pub fn cullide(
+    meshes: &[&Mesh],
+    closed: &[bool],
+    candidates: &[(usize, usize)],
+    opts: &CullideOptions,
+) -> Result<CullideResult, VisibilityError> {
+    run_ready(cullide_with(
+        &mut CpuEngine,
+        meshes,
+        closed,
+        candidates,
+        opts,
+    ))?
+}
+
+/// [`cullide`] on any engine (the CPU's or the GPU's): one engine call per view and phase.
+pub(crate) async fn cullide_with(
+    engine: &mut impl VisEngine,
     meshes: &[&Mesh],
     closed: &[bool],
     candidates: &[(usize, usize)],
@@ -511,24 +505,23 @@ pub fn cullide(
     for &axis in &opts.axes {
         let live = in_pairs(&pairs);
         let ids: Vec<usize> = (0..n).filter(|&i| live[i]).collect();
-        let Some(region) = ids
-            .iter()
-            .filter_map(|&i| meshes[i].aabb().map(|(a, b)| Region::new(a, b)))
-            .reduce(|a, b| a.union(&b))
-        else {
+        let Some(desc) = union_view(meshes, &ids, axis, opts.resolution) else {
             break;
         };
-        let mut grid = Grid::new(&region, axis, opts.resolution);
-        let groups: Vec<(&Mesh, Vec<Vec<usize>>)> = ids
-            .iter()
-            .map(|&i| (meshes[i], vec![(0..meshes[i].triangles.len()).collect()]))
-            .collect();
-        let mut vs = ViewSets {
-            axis: axis.name().to_string(),
-            ..ViewSets::default()
+        let partners = partner_flags(&ids, &pairs, n);
+        let view = TwoPassView {
+            desc,
+            groups: ids
+                .iter()
+                .map(|&i| {
+                    let all: Vec<usize> = (0..meshes[i].triangles.len()).collect();
+                    vec![setups(&desc, meshes[i], &all)]
+                })
+                .collect(),
+            partners: &partners,
         };
-        let vis = two_pass(&mut grid, &groups, &partner_flags(&ids, &pairs, n), &mut vs);
-        stats.object_views.push(vs);
+        let vis = engine.two_pass(&view).await?;
+        stats.object_views.push(view_sets(axis, &view, &vis));
         let mut set = vec![(false, false); n];
         for (k, &i) in ids.iter().enumerate() {
             set[i] = vis[k][0];
@@ -564,32 +557,27 @@ pub fn cullide(
     if opts.cluster_size > 0 {
         for &axis in &opts.axes {
             let ids: Vec<usize> = (0..n).filter(|&i| live[i]).collect();
-            let Some(region) = ids
-                .iter()
-                .filter_map(|&i| meshes[i].aabb().map(|(a, b)| Region::new(a, b)))
-                .reduce(|a, b| a.union(&b))
-            else {
+            let Some(desc) = union_view(meshes, &ids, axis, opts.resolution) else {
                 break;
             };
-            let mut grid = Grid::new(&region, axis, opts.resolution);
-            let groups: Vec<(&Mesh, Vec<Vec<usize>>)> = ids
-                .iter()
-                .map(|&i| {
-                    let items = clusters[i]
-                        .iter()
-                        .zip(&keep[i])
-                        .filter(|(_, &k)| k)
-                        .map(|(c, _)| c.clone())
-                        .collect();
-                    (meshes[i], items)
-                })
-                .collect();
-            let mut vs = ViewSets {
-                axis: axis.name().to_string(),
-                ..ViewSets::default()
+            let partners = partner_flags(&ids, &pairs, n);
+            let view = TwoPassView {
+                desc,
+                groups: ids
+                    .iter()
+                    .map(|&i| {
+                        clusters[i]
+                            .iter()
+                            .zip(&keep[i])
+                            .filter(|(_, &k)| k)
+                            .map(|(c, _)| setups(&desc, meshes[i], c))
+                            .collect()
+                    })
+                    .collect(),
+                partners: &partners,
             };
-            let vis = two_pass(&mut grid, &groups, &partner_flags(&ids, &pairs, n), &mut vs);
-            stats.cluster_views.push(vs);
+            let vis = engine.two_pass(&view).await?;
+            stats.cluster_views.push(view_sets(axis, &view, &vis));
             for (k, &i) in ids.iter().enumerate() {
                 for (m, kept) in keep[i].iter_mut().filter(|k| **k).enumerate() {
                     let (a, b) = vis[k][m];

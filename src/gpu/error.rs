@@ -99,6 +99,9 @@ pub enum GpuError {
         /// Pixels with a wrong count.
         lost: u32,
     },
+    /// A visibility batch does not fit the device's storage bindings.
+    #[error("{0}")]
+    VisibilityCapacity(String),
     /// The synchronous API was called where only the async one works (the browser).
     #[error("{0}")]
     Unsupported(String),

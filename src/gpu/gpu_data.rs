@@ -213,6 +213,104 @@ pub fn depth_from_key(key: u32) -> f32 {
     f32::from_bits(bits)
 }
 
+/// `GpuVisTri` (shaders/visibility.wgsl): one triangle of a visibility test, set up on the
+/// host with the integer rule of `collide::vis_grid` (the CPU evaluates the same numbers), and
+/// where it draws and what it tests against.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuVisTri {
+    /// Bounding box: first column.
+    pub x0: u32,
+    /// Bounding box: first row.
+    pub y0: u32,
+    /// Bounding box: columns.
+    pub nx: u32,
+    /// Bounding box: rows.
+    pub ny: u32,
+    /// Bit 0: covers its whole box; bit 1: depth range is the vertex range.
+    pub flags: u32,
+    /// Smallest vertex depth (units).
+    pub dmin: i32,
+    /// Largest vertex depth (units).
+    pub dmax: i32,
+    /// Half the plane's range over a pixel plus rounding (2^-6 units).
+    pub hs: i32,
+    /// Edge 0: x coefficient.
+    pub e0x: i32,
+    /// Edge 0: y coefficient.
+    pub e0y: i32,
+    /// Edge 0: constant.
+    pub e0c: i32,
+    /// Edge 1: x coefficient.
+    pub e1x: i32,
+    /// Edge 1: y coefficient.
+    pub e1y: i32,
+    /// Edge 1: constant.
+    pub e1c: i32,
+    /// Edge 2: x coefficient.
+    pub e2x: i32,
+    /// Edge 2: y coefficient.
+    pub e2y: i32,
+    /// Edge 2: constant.
+    pub e2c: i32,
+    /// Depth plane at the box's first pixel (2^-6 units, wrapping).
+    pub p00: i32,
+    /// Depth plane x slope (2^-6 units per pixel).
+    pub gdx: i32,
+    /// Depth plane y slope.
+    pub gdy: i32,
+    /// First element of the grid this triangle draws into (`u32::MAX`: none).
+    pub grid: u32,
+    /// Grid width in pixels (all grids of a triangle have it).
+    pub grid_w: u32,
+    /// First element of the grid it is tested against (`u32::MAX`: none).
+    pub test_a: u32,
+    /// Counter bumped per hidden pixel against `test_a`.
+    pub count_a: u32,
+    /// Second grid it is tested against (`u32::MAX`: none).
+    pub test_b: u32,
+    /// Counter for `test_b`.
+    pub count_b: u32,
+    /// Depth bias (units): hidden when `hi + eps >= near`.
+    pub eps: i32,
+}
+
+/// `GpuVisParams` (shaders/visibility.wgsl).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuVisParams {
+    /// Triangles.
+    pub tris: u32,
+    /// Depth-buffer elements.
+    pub near_len: u32,
+    /// CULLIDE scan: groups (objects in draw order); 0 for no scan.
+    pub groups: u32,
+    /// CULLIDE scan: pixels per grid.
+    pub pixels: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Dispatch width of `cs_draw` / `cs_test`.
+    pub tri_row: u32,
+    /// Dispatch width of `cs_scan`.
+    pub scan_row: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
+/// `GpuSelfVisParams` (shaders/self_visibility.wgsl).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuSelfVisParams {
+    /// Triangles.
+    pub tris: u32,
+    /// Pixels of the grid.
+    pub pixels: u32,
+    /// Dispatch width over triangles in invocations.
+    pub tri_row: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,6 +327,9 @@ mod tests {
         assert_eq!(size_of::<GpuSortParams>(), 16);
         assert_eq!(size_of::<GpuAnalysisParams>(), 48);
         assert_eq!(size_of::<GpuPairAcc>(), 48);
+        assert_eq!(size_of::<GpuVisTri>(), 108);
+        assert_eq!(size_of::<GpuVisParams>(), 32);
+        assert_eq!(size_of::<GpuSelfVisParams>(), 16);
         assert_eq!(size_of::<GpuSelfAcc>(), 32);
     }
 

@@ -28,6 +28,7 @@ mod passes;
 mod pipeline;
 mod readback;
 mod timing;
+mod visibility;
 
 pub use caps::DeviceCaps;
 pub use context::{GpuContext, GpuOptions};
@@ -37,6 +38,7 @@ pub use pipeline::{
     build_ldi, run, Analyses, GpuOutput, GpuPairContacts, GpuPairVolume, GpuSelf, GpuStats,
     LdiDesc, LdiMethod, SortVariant, MAX_OBJECTS,
 };
+pub use visibility::{self_visibility_flags, visibility_counts, VisBatch};
 
 /// Drive a GPU future to completion on native targets.
 #[cfg(not(target_arch = "wasm32"))]

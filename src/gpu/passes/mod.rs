@@ -7,8 +7,10 @@ pub(crate) mod fill;
 pub(crate) mod peel;
 pub(crate) mod scan;
 pub(crate) mod self_intersection;
+pub(crate) mod self_visibility;
 pub(crate) mod sort;
 pub(crate) mod surface;
+pub(crate) mod visibility;
 pub(crate) mod volume;
 
 use wgpu::util::DeviceExt;
@@ -34,6 +36,8 @@ pub fn shader_sources() -> Vec<(&'static str, String)> {
             "shaders/self_intersection.wgsl",
             self_intersection::source(),
         ),
+        ("shaders/visibility.wgsl", visibility::source()),
+        ("shaders/self_visibility.wgsl", self_visibility::source()),
     ]
 }
 
@@ -49,6 +53,8 @@ pub(crate) struct Passes {
     pub volume: volume::VolumePass,
     pub surface: surface::SurfacePass,
     pub self_intersection: self_intersection::SelfIntersectionPass,
+    pub visibility: visibility::VisibilityPass,
+    pub self_visibility: self_visibility::SelfVisibilityPass,
 }
 
 impl Passes {
@@ -71,6 +77,8 @@ impl Passes {
             volume: volume::VolumePass::new(device),
             surface: surface::SurfacePass::new(device),
             self_intersection: self_intersection::SelfIntersectionPass::new(device),
+            visibility: visibility::VisibilityPass::new(device),
+            self_visibility: self_visibility::SelfVisibilityPass::new(device),
             geometry_layout,
         }
     }
