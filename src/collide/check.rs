@@ -412,7 +412,8 @@ async fn check_engine(
             &candidates,
             &mut report,
             &mut stats,
-        )?;
+        )
+        .await?;
         report
             .timings_ms
             .insert(opts.mode.name().into(), now_ms() - te);
@@ -553,7 +554,7 @@ async fn check_engine(
 /// seed 001's convex visibility test; with the GPU engine the z-buffer work runs on the
 /// visibility pass (the same answers, tests/visibility_gpu.rs).
 #[allow(clippy::too_many_arguments)]
-fn visibility_check(
+async fn visibility_check(
     scene: &Scene,
     opts: &CheckOptions,
     engine: Engine<'_>,
@@ -588,12 +589,11 @@ fn visibility_check(
             ..Default::default()
         };
         let r = match engine {
-            #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
-            Engine::Gpu(ctx, _) => crate::gpu::block_on(super::visibility_gpu::cullide_gpu(
-                ctx, &meshes, &closed, candidates, &copts,
-            ))?,
-            #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
-            Engine::Gpu(..) => return Err(no_blocking_gpu()),
+            #[cfg(feature = "gpu")]
+            Engine::Gpu(ctx, _) => {
+                super::visibility_gpu::cullide_gpu(ctx, &meshes, &closed, candidates, &copts)
+                    .await?
+            }
             _ => super::visibility::cullide(&meshes, &closed, candidates, &copts)?,
         };
         stats.exact_tests = r.stats.triangle_tests;
@@ -617,16 +617,17 @@ fn visibility_check(
             }
         }
         let r = match engine {
-            #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
-            Engine::Gpu(ctx, _) => crate::gpu::block_on(super::visibility_gpu::convex_pairs_gpu(
-                ctx,
-                &meshes,
-                &convex,
-                candidates,
-                opts.resolution,
-            ))?,
-            #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
-            Engine::Gpu(..) => return Err(no_blocking_gpu()),
+            #[cfg(feature = "gpu")]
+            Engine::Gpu(ctx, _) => {
+                super::visibility_gpu::convex_pairs_gpu(
+                    ctx,
+                    &meshes,
+                    &convex,
+                    candidates,
+                    opts.resolution,
+                )
+                .await?
+            }
             _ => super::visibility::convex_pairs(&meshes, &convex, candidates, opts.resolution)?,
         };
         for p in r.iter().filter(|p| p.intersect) {
@@ -634,15 +635,6 @@ fn visibility_check(
         }
     }
     Ok(())
-}
-
-/// The browser cannot block on the GPU inside the synchronous check.
-#[cfg(all(feature = "gpu", target_arch = "wasm32"))]
-fn no_blocking_gpu() -> CheckError {
-    CheckError::Gpu(
-        "the browser cannot block on the GPU: use collide::cullide_gpu / convex_pairs_gpu (async)"
-            .into(),
-    )
 }
 
 /// Grow a region a little so flat overlaps (touching boxes) still have a thickness.
