@@ -14,7 +14,7 @@ use std::rc::Rc;
 use glam::{DMat4, Vec2, Vec3};
 use wasm_bindgen::prelude::*;
 
-use crate::collide::{check, check_on_gpu_async, Backend, CheckOptions};
+use crate::collide::{check, check_on_gpu_async, check_with_progress, Backend, CheckOptions};
 use crate::ldi::{Axis, Region};
 use crate::report::{Kind, Report};
 use crate::viewer::camera::{dominant_axis, OrbitCamera};
@@ -107,11 +107,33 @@ impl CheckWorker {
     /// Run a check (settings JSON as in [`CheckSettings`]); the report JSON (the CLI schema).
     /// The intersection segments are then in [`Self::pair_segments`] and
     /// [`Self::self_segments`].
-    pub fn check(&mut self, settings: &str) -> Result<String, JsError> {
+    /// `progress(done, total, what)` is called as pairs and objects are done (at most every
+    /// 50 ms).
+    pub fn check(
+        &mut self,
+        settings: &str,
+        progress: Option<js_sys::Function>,
+    ) -> Result<String, JsError> {
         let opts = CheckSettings::from_json(settings)
             .and_then(|s| s.options())
             .map_err(|e| JsError::new(&e))?;
-        let report = check(&self.session.scene, &opts).map_err(js_err)?;
+        let mut last = f64::NEG_INFINITY;
+        let mut report_progress = |done: usize, total: usize, what: &str| {
+            let now = crate::clock::now_ms();
+            if let Some(f) = &progress {
+                if now - last >= 50.0 || done == total {
+                    last = now;
+                    let _ = f.call3(
+                        &JsValue::NULL,
+                        &JsValue::from(done as u32),
+                        &JsValue::from(total as u32),
+                        &JsValue::from_str(what),
+                    );
+                }
+            }
+        };
+        let report = check_with_progress(&self.session.scene, &opts, &mut report_progress)
+            .map_err(js_err)?;
         self.segments = segments_for(&self.session.scene, &report);
         to_json(&report)
     }

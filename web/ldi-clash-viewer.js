@@ -136,7 +136,7 @@ class CheckClient {
         for (const h of this.history) this.inline.load(h.names, h.datas);
       }
       this.inline.set_transforms(names, matrices);
-      const report = this.inline.check(settings);
+      const report = this.inline.check(settings, null);
       return { report, pairs: this.inline.pair_segments(), selves: this.inline.self_segments() };
     }
     return this.call({ op: "check", names, matrices, settings });
