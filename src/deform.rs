@@ -13,11 +13,16 @@
 //!   two ends is `amplitude`). Twisting is a bijection of space, so a finely tessellated mesh
 //!   never self-intersects; the coarse ring-to-ring triangles of a cylinder with few stacks cut
 //!   through the axis once the twist per stack passes about π, which is what the seed's demo
-//!   shows (tests/sim.rs pins the threshold with the exact triangle test).
+//!   shows only as thin slivers. With `across` the rotation is about the cross axis `v`
+//!   instead (angle still growing along `a`): the two halves swing round towards the same
+//!   side and the ends meet once the amplitude nears π (for a cylinder of length `L` and
+//!   radius `ρ`, at about `2·acos(2ρ/L)`); beyond that the ends pass through each other and
+//!   the self-collision volume grows. This is seed 000 §A.2's self-colliding twisted cylinder
+//!   (tests/sim.rs checks the threshold against the exact triangle test).
 //! - **wobble**: move along `u` by `amplitude · L · sin(2π·waves·s + phase)` (a travelling
 //!   wave along the object; `amplitude` is a fraction of `L`).
 //! - **spring**: coil the mesh along a helix of `turns` turns around `a` (the `u` offset
-//!   becomes radial, the `v` offset axial), then compress its height by the factor
+//!   becomes radial, pointing inwards so the orientation is kept, the `v` offset axial), then compress its height by the factor
 //!   `1 − amplitude`. At rest (`amplitude = 0`) the height is `L/2` and the helix radius keeps
 //!   the arc length equal to `L`. Coils a pitch `p = L·(1 − amplitude)/(2·turns)` apart touch,
 //!   and the mesh self-collides, exactly when `p` falls below the mesh's extent along `v`.
@@ -33,6 +38,9 @@ pub enum Deformer {
     Twist {
         /// Radians between the ends.
         amplitude: f32,
+        /// Rotate about the cross axis `v` instead of the long axis (the ends swing round
+        /// towards each other: not a bijection, so the object can meet itself).
+        across: bool,
     },
     /// A sine wave along the longest axis.
     Wobble {
@@ -62,7 +70,10 @@ impl Deformer {
     /// shape parameters (wobble: 2 waves, phase 0; spring: 4 turns).
     pub fn from_name(name: &str, amplitude: f32) -> Result<Self, DeformerNameError> {
         Ok(match name {
-            "twist" => Deformer::Twist { amplitude },
+            "twist" => Deformer::Twist {
+                amplitude,
+                across: false,
+            },
             "wobble" => Deformer::Wobble {
                 amplitude,
                 waves: 2.0,
@@ -88,7 +99,10 @@ impl Deformer {
     /// The same deformer with another amplitude.
     pub fn with_amplitude(self, a: f32) -> Self {
         match self {
-            Deformer::Twist { .. } => Deformer::Twist { amplitude: a },
+            Deformer::Twist { across, .. } => Deformer::Twist {
+                amplitude: a,
+                across,
+            },
             Deformer::Wobble { waves, phase, .. } => Deformer::Wobble {
                 amplitude: a,
                 waves,
@@ -117,9 +131,23 @@ impl Deformer {
         let map = |p: Vec3| -> Vec3 {
             let (s, cu, cv) = frame.local(p);
             match *self {
-                Deformer::Twist { amplitude } => {
+                Deformer::Twist {
+                    amplitude,
+                    across: false,
+                } => {
                     let (sin, cos) = (amplitude * (s - 0.5)).sin_cos();
                     frame.world(s, cu * cos - cv * sin, cu * sin + cv * cos)
+                }
+                Deformer::Twist {
+                    amplitude,
+                    across: true,
+                } => {
+                    let (sin, cos) = (amplitude * (s - 0.5)).sin_cos();
+                    let xa = (s - 0.5) * frame.length;
+                    frame.center
+                        + frame.a * (xa * cos - cu * sin)
+                        + frame.u * (xa * sin + cu * cos)
+                        + frame.v * cv
                 }
                 Deformer::Wobble {
                     amplitude,
@@ -143,7 +171,9 @@ impl Deformer {
                     let height = rest_height * (1.0 - amplitude);
                     let theta = std::f32::consts::TAU * turns * s;
                     let (sin, cos) = theta.sin_cos();
-                    let r = radius + cu;
+                    // `u` offset inwards keeps the frame (tangent, −radial, axial) right-handed,
+                    // so the coiled mesh stays outward oriented.
+                    let r = radius - cu;
                     let h = height * (s - 0.5) + cv;
                     frame.center + frame.u * (r * cos) + frame.v * (r * sin) + frame.a * h
                 }
@@ -227,6 +257,7 @@ mod tests {
         let m = cuboid(Vec3::new(-0.5, -0.5, -4.0), Vec3::new(0.5, 0.5, 4.0));
         let t = Deformer::Twist {
             amplitude: std::f32::consts::PI,
+            across: false,
         };
         let q = t.apply(&m);
         // Corner (0.5, 0.5, 4) turns by +π/2 about z: (-0.5, 0.5, 4).

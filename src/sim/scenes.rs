@@ -232,12 +232,15 @@ impl Animation {
             SceneKind::SoftBody => softbody(&options)?,
             SceneKind::Twist => {
                 let mut s = Scene::new();
-                let m = Arc::new(cylinder(Vec3::ZERO, 0.5, -2.0, 2.0, 16, 8));
+                let m = Arc::new(cylinder(Vec3::ZERO, 0.3, -2.0, 2.0, 24, 64));
                 s.add("cylinder", m.clone(), Units::Unknown, DMat4::IDENTITY)?;
                 let motion = Motion::Deform {
                     rest: vec![(0, m)],
-                    deformer: Deformer::Twist { amplitude: 0.0 },
-                    amplitude: options.amplitude.unwrap_or(6.0 * PI),
+                    deformer: Deformer::Twist {
+                        amplitude: 0.0,
+                        across: true,
+                    },
+                    amplitude: options.amplitude.unwrap_or(1.5 * PI),
                     ramp: true,
                 };
                 (s, motion, self_check_options())
@@ -272,7 +275,7 @@ impl Animation {
         options: AnimOptions,
     ) -> Result<Self, AnimError> {
         let amplitude = match deformer {
-            Deformer::Twist { amplitude }
+            Deformer::Twist { amplitude, .. }
             | Deformer::Wobble { amplitude, .. }
             | Deformer::Spring { amplitude, .. } => amplitude,
         };
@@ -369,6 +372,11 @@ impl Animation {
     /// Wall time of the last frame's simulation, ms.
     pub fn sim_ms(&self) -> f64 {
         self.last_sim_ms
+    }
+
+    /// The LDI collision response of the last frame (particle scenes with obstacles).
+    pub fn last_response(&self) -> Option<ResponseStats> {
+        self.last_response
     }
 
     /// The mass-spring world, for particle scenes.
