@@ -166,7 +166,9 @@ impl Deformer {
                     // Arc length per turn stays L / turns at rest.
                     let per_turn = l / turns;
                     let rest_pitch = rest_height / turns;
-                    let radius = (per_turn * per_turn - rest_pitch * rest_pitch).max(0.0).sqrt()
+                    let radius = (per_turn * per_turn - rest_pitch * rest_pitch)
+                        .max(0.0)
+                        .sqrt()
                         / std::f32::consts::TAU;
                     let height = rest_height * (1.0 - amplitude);
                     let theta = std::f32::consts::TAU * turns * s;
@@ -223,7 +225,11 @@ impl Frame {
     #[inline]
     fn local(&self, p: Vec3) -> (f32, f32, f32) {
         let d = p - self.center;
-        (d.dot(self.a) / self.length + 0.5, d.dot(self.u), d.dot(self.v))
+        (
+            d.dot(self.a) / self.length + 0.5,
+            d.dot(self.u),
+            d.dot(self.v),
+        )
     }
 
     #[inline]
@@ -266,7 +272,11 @@ mod tests {
             .iter()
             .position(|p| *p == Vec3::new(0.5, 0.5, 4.0))
             .unwrap_or_else(|| panic!("corner"));
-        assert!((q[i] - Vec3::new(-0.5, 0.5, 4.0)).length() < 1e-5, "{}", q[i]);
+        assert!(
+            (q[i] - Vec3::new(-0.5, 0.5, 4.0)).length() < 1e-5,
+            "{}",
+            q[i]
+        );
         // Points on the axis stay; distances from the axis are kept.
         for (p, r) in m.positions.iter().zip(&q) {
             assert!((p.truncate().length() - r.truncate().length()).abs() < 1e-5);
@@ -288,7 +298,11 @@ mod tests {
                 .unwrap_or_else(|| panic!("aabb"));
             // Height: L/2 (1 - amp) plus the tube diameter.
             let want = 5.0 * (1.0 - amp) + 0.5;
-            assert!(((hi.z - lo.z) - want).abs() < 0.05, "{amp}: {}", hi.z - lo.z);
+            assert!(
+                ((hi.z - lo.z) - want).abs() < 0.05,
+                "{amp}: {}",
+                hi.z - lo.z
+            );
         }
         assert!((spring_pitch(10.0, 0.5, 4.0) - 0.625).abs() < 1e-6);
     }

@@ -63,7 +63,10 @@ fn verlet_without_constraints_reproduces_free_fall() {
                 "{kernel:?} particle {k}: {drop} vs {discrete}"
             );
             // Within the start-up offset g·dt·t/2 of the analytic fall (1 % at n = 100).
-            assert!(((drop - analytic) / analytic).abs() < 0.0101, "{drop} {analytic}");
+            assert!(
+                ((drop - analytic) / analytic).abs() < 0.0101,
+                "{drop} {analytic}"
+            );
             assert_eq!(p.x[k], k as f32);
         }
     }
@@ -123,7 +126,9 @@ fn a_distance_constraint_converges_to_its_rest_length() {
                     ..SimParams::default()
                 });
                 let a = w.particles.push(Vec3::ZERO, Vec3::ZERO, 1.0);
-                let b = w.particles.push(Vec3::new(start, 0.0, 0.0), Vec3::ZERO, 3.0);
+                let b = w
+                    .particles
+                    .push(Vec3::new(start, 0.0, 0.0), Vec3::ZERO, 3.0);
                 w.distances.push(a, b, 1.0, 1.0);
                 let mut errs = Vec::new();
                 for _ in 0..30 {
@@ -139,7 +144,10 @@ fn a_distance_constraint_converges_to_its_rest_length() {
                 }
                 // Masses weight the move: the heavier particle (inv mass 1) moves 1/4.
                 let moved_a = w.particles.position(a).length();
-                assert!((moved_a - 0.25 * (start - 1.0).abs()).abs() < 1e-4, "{moved_a}");
+                assert!(
+                    (moved_a - 0.25 * (start - 1.0).abs()).abs() < 1e-4,
+                    "{moved_a}"
+                );
             }
         }
     }
@@ -333,7 +341,10 @@ fn cloth_dropped_on_a_box_stays_above_it() {
     // The check sees the cloth touching the box every frame now.
     let r = anim.collide(anim.check_options()).unwrap();
     assert!(
-        r.report.pairs.iter().any(|p| p.a == "box" && p.b == "cloth"),
+        r.report
+            .pairs
+            .iter()
+            .any(|p| p.a == "box" && p.b == "cloth"),
         "{:?}",
         r.report.pairs
     );
@@ -405,7 +416,13 @@ fn squeezed_soft_body_self_intersects_and_keeps_its_volume() {
     let mut volumes = Vec::new();
     for _ in 0..80 {
         let r = anim.advance(&opts).unwrap();
-        volumes.push(r.report.self_collisions.iter().map(|s| s.volume).sum::<f64>());
+        volumes.push(
+            r.report
+                .self_collisions
+                .iter()
+                .map(|s| s.volume)
+                .sum::<f64>(),
+        );
     }
     // Untouched at first, self-intersecting at the end (plates 0.84 apart, tube 0.7 thick).
     assert_eq!(volumes[5], 0.0, "{volumes:?}");
@@ -426,8 +443,8 @@ fn rigid_body_falls_and_its_mesh_follows() {
         ..SimParams::default()
     });
     let mesh = cylinder(Vec3::ZERO, 0.3, -0.5, 0.5, 16, 2);
-    let place = DMat4::from_translation(glam::DVec3::new(0.0, 2.0, 0.0))
-        * DMat4::from_rotation_x(0.3);
+    let place =
+        DMat4::from_translation(glam::DVec3::new(0.0, 2.0, 0.0)) * DMat4::from_rotation_x(0.3);
     let world0 = mesh.transformed(&place);
     let (lo, hi) = world0.aabb().unwrap();
     let body = RigidBody::build(
@@ -525,8 +542,20 @@ fn cli(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn cli_animate_prints_per_frame_reports() {
-    let out = cli(&["animate", "spring", "--frames", "6", "--amplitude", "0.8", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = cli(&[
+        "animate",
+        "spring",
+        "--frames",
+        "6",
+        "--amplitude",
+        "0.8",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let frames = v.as_array().unwrap();
     assert_eq!(frames.len(), 6);
@@ -547,7 +576,10 @@ fn cli_animate_prints_per_frame_reports() {
     let table = cli(&["animate", "cloth", "--frames", "3", "--speed", "2"]);
     assert!(table.status.success());
     let text = String::from_utf8_lossy(&table.stdout);
-    assert!(text.contains("frame") && text.contains("sim ms") && text.lines().count() == 5, "{text}");
+    assert!(
+        text.contains("frame") && text.contains("sim ms") && text.lines().count() == 5,
+        "{text}"
+    );
 
     let wobble = cli(&[
         "animate",
@@ -560,7 +592,11 @@ fn cli_animate_prints_per_frame_reports() {
         "64",
         "--json",
     ]);
-    assert!(wobble.status.success(), "{}", String::from_utf8_lossy(&wobble.stderr));
+    assert!(
+        wobble.status.success(),
+        "{}",
+        String::from_utf8_lossy(&wobble.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&wobble.stdout).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 2);
     assert_eq!(v[0]["objects"].as_array().unwrap().len(), 2);
@@ -584,11 +620,6 @@ fn cli_animate_bad_input_exits_2() {
     let out = cli(&["animate", scene.to_str().unwrap(), "--frames", "1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--deform"));
-    let out = cli(&[
-        "animate",
-        scene.to_str().unwrap(),
-        "--deform",
-        "bend",
-    ]);
+    let out = cli(&["animate", scene.to_str().unwrap(), "--deform", "bend"]);
     assert_eq!(out.status.code(), Some(2));
 }

@@ -373,7 +373,15 @@ fn animate(a: AnimateArgs) -> Result<(), String> {
         let _ = writeln!(
             out,
             "{:>6}  {:>9}  {:>9}  {:>10}  {:>5}  {:>12}  {:>10}  {:>12}  {:>7}",
-            "frame", "sim ms", "check ms", "amplitude", "pairs", "pair volume", "max depth", "self volume", "pushed"
+            "frame",
+            "sim ms",
+            "check ms",
+            "amplitude",
+            "pairs",
+            "pair volume",
+            "max depth",
+            "self volume",
+            "pushed"
         );
     }
     for _ in 0..a.frames {
@@ -409,8 +417,8 @@ fn animate(a: AnimateArgs) -> Result<(), String> {
         );
     }
     if a.json {
-        let doc = serde_json::to_string(&frames)
-            .map_err(|e| format!("cannot write the report: {e}"))?;
+        let doc =
+            serde_json::to_string(&frames).map_err(|e| format!("cannot write the report: {e}"))?;
         let _ = writeln!(out, "{doc}");
     }
     Ok(())

@@ -100,7 +100,12 @@ impl Cloth {
         let local = |i: usize, j: usize| (j * nu + i) as u32;
         for j in 0..nv - 1 {
             for i in 0..nu - 1 {
-                let (a, b, c, e) = (local(i, j), local(i + 1, j), local(i, j + 1), local(i + 1, j + 1));
+                let (a, b, c, e) = (
+                    local(i, j),
+                    local(i + 1, j),
+                    local(i, j + 1),
+                    local(i + 1, j + 1),
+                );
                 triangles.push([a, b, e]);
                 triangles.push([a, e, c]);
             }

@@ -106,16 +106,19 @@ impl DistanceConstraints {
             .unwrap_or(0);
         // used[particle] = bitmask of colours (first 64), overflow goes to a slow scan.
         let mut used: Vec<u64> = vec![0; particles];
-        let mut colour = vec![0usize; n];
+        let mut colour = Vec::with_capacity(n);
         let mut extra: Vec<Vec<bool>> = Vec::new();
-        for k in 0..n {
-            let (a, b) = (self.a[k] as usize, self.b[k] as usize);
+        for (&a, &b) in self.a.iter().zip(&self.b) {
+            let (a, b) = (a as usize, b as usize);
             let mask = used[a] | used[b];
             let c = if mask != u64::MAX {
                 (!mask).trailing_zeros() as usize
             } else {
                 // More than 64 colours: first free overflow colour.
-                let mut c = extra.iter().position(|u| !u[a] && !u[b]).unwrap_or(extra.len());
+                let mut c = extra
+                    .iter()
+                    .position(|u| !u[a] && !u[b])
+                    .unwrap_or(extra.len());
                 if c == extra.len() {
                     extra.push(vec![false; particles]);
                 }
@@ -128,7 +131,7 @@ impl DistanceConstraints {
                 used[a] |= 1 << c;
                 used[b] |= 1 << c;
             }
-            colour[k] = c;
+            colour.push(c);
         }
         let colours = colour.iter().copied().max().map_or(0, |c| c + 1);
         let mut order: Vec<usize> = (0..n).collect();

@@ -29,9 +29,7 @@ pub use constraints::{
     DistanceConstraints, DistanceMode, HalfSpace, SphereObstacle, VolumeConstraint,
 };
 pub use particles::{Kernel, Particles};
-pub use response::{
-    occupied_interval, push_out, ResponseError, ResponseOptions, ResponseStats,
-};
+pub use response::{occupied_interval, push_out, ResponseError, ResponseOptions, ResponseStats};
 pub use rigid::RigidBody;
 pub use scenes::{AnimError, AnimOptions, Animation, FrameReport, SceneKind};
 pub use softbody::SoftBody;
