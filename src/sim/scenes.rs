@@ -439,6 +439,9 @@ impl Animation {
                         self.steps,
                         self.options.ramp_frames,
                     )?;
+                    if ps.response.is_empty() {
+                        continue;
+                    }
                     let acc = response.get_or_insert_with(ResponseStats::default);
                     acc.ldis += r.ldis;
                     acc.pushed += r.pushed;
