@@ -391,16 +391,17 @@ fn animate(a: AnimateArgs) -> Result<(), String> {
             continue;
         }
         let r = &f.report;
-        let vol = r.pairs.iter().filter_map(|p| p.volume).fold(0.0, |a, v| a + v);
+        let vol = r
+            .pairs
+            .iter()
+            .filter_map(|p| p.volume)
+            .fold(0.0, |a, v| a + v);
         let depth = r
             .pairs
             .iter()
             .filter_map(|p| p.depth)
             .fold(0.0f64, f64::max);
-        let selfv = r
-            .self_collisions
-            .iter()
-            .fold(0.0, |a, s| a + s.volume);
+        let selfv = r.self_collisions.iter().fold(0.0, |a, s| a + s.volume);
         let _ = writeln!(
             out,
             "{:>6}  {:>9.2}  {:>9.2}  {:>10}  {:>5}  {:>12.6}  {:>10.5}  {:>12.6}  {:>7}",

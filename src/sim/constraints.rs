@@ -392,3 +392,120 @@ fn volume(p: &Particles, triangles: &[[u32; 3]]) -> f32 {
         .sum();
     v as f32
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain(n: usize) -> (Particles, DistanceConstraints) {
+        let mut p = Particles::new();
+        let mut d = DistanceConstraints::new();
+        for i in 0..n {
+            p.push(
+                Vec3::new(i as f32 * 0.1, (i % 3) as f32 * 0.05, 0.0),
+                Vec3::ZERO,
+                1.0,
+            );
+        }
+        for i in 0..n {
+            for j in [i + 1, i + 2, i + 5] {
+                if j < n {
+                    d.push(i, j, 0.1 * (j - i) as f32, 1.0);
+                }
+            }
+        }
+        (p, d)
+    }
+
+    #[test]
+    fn colouring_keeps_every_constraint_and_separates_particles() {
+        let (_, mut d) = chain(50);
+        let mut before: Vec<(u32, u32)> = d.a.iter().copied().zip(d.b.iter().copied()).collect();
+        d.finish();
+        let mut after: Vec<(u32, u32)> = d.a.iter().copied().zip(d.b.iter().copied()).collect();
+        before.sort_unstable();
+        after.sort_unstable();
+        assert_eq!(before, after);
+        assert_eq!(d.batches().iter().map(|r| r.len()).sum::<usize>(), d.len());
+        for r in d.batches() {
+            let mut used = std::collections::HashSet::new();
+            for k in r.clone() {
+                assert!(used.insert(d.a[k]) && used.insert(d.b[k]));
+            }
+        }
+        // A particle has at most 6 springs here, so greedy colouring needs at most 11 colours.
+        assert!(d.batches().len() <= 11, "{}", d.batches().len());
+    }
+
+    #[test]
+    fn sqrt_free_matches_exact_near_the_rest_length() {
+        for stretch in [1.01f32, 0.99, 1.05] {
+            let mut out = [Vec3::ZERO; 2];
+            for (k, mode) in [DistanceMode::Exact, DistanceMode::SqrtFree]
+                .into_iter()
+                .enumerate()
+            {
+                let mut p = Particles::new();
+                p.push(Vec3::ZERO, Vec3::ZERO, 1.0);
+                p.push(Vec3::new(stretch, 0.0, 0.0), Vec3::ZERO, 1.0);
+                let mut d = DistanceConstraints::new();
+                d.push(0, 1, 1.0, 1.0);
+                d.solve(&mut p, mode, Kernel::Scalar);
+                out[k] = p.position(1) - p.position(0);
+            }
+            // One pass: exact lands on the rest length, the approximation within (ε/2)·ε.
+            let e = (stretch - 1.0).abs();
+            assert!((out[0].length() - 1.0).abs() < 1e-6);
+            assert!(
+                (out[1].length() - 1.0).abs() < e * e,
+                "{stretch}: {}",
+                out[1].length()
+            );
+        }
+    }
+
+    #[test]
+    fn volume_constraint_restores_a_squashed_box() {
+        let m = crate::mesh::shapes::cuboid(Vec3::ZERO, Vec3::ONE);
+        let mut p = Particles::new();
+        for &v in &m.positions {
+            p.push(v, Vec3::ZERO, 1.0);
+        }
+        let mut c = VolumeConstraint::new(&p, m.triangles.clone(), 1.0);
+        assert!((c.rest - 1.0).abs() < 1e-6);
+        for i in 0..p.len() {
+            p.y[i] *= 0.5;
+        }
+        assert!((c.current(&p) - 0.5).abs() < 1e-6);
+        for _ in 0..5 {
+            c.apply(&mut p);
+        }
+        assert!((c.current(&p) - 1.0).abs() < 1e-3, "{}", c.current(&p));
+    }
+
+    #[test]
+    fn half_space_and_sphere_project_out_and_leave_pinned_particles() {
+        for kernel in [Kernel::Scalar, Kernel::Simd] {
+            let mut p = Particles::new();
+            for i in 0..10 {
+                p.push(Vec3::new(i as f32 * 0.01, -0.5, 0.0), Vec3::ZERO, 1.0);
+            }
+            p.inv_mass[3] = 0.0;
+            HalfSpace::new(Vec3::ZERO, Vec3::Y, 0.0).apply(&mut p, kernel);
+            for i in 0..10 {
+                let want = if i == 3 { -0.5 } else { 0.0 };
+                assert_eq!(p.y[i], want, "{kernel:?} {i}");
+            }
+            SphereObstacle {
+                center: Vec3::new(0.0, -1.0, 0.0),
+                radius: 2.0,
+            }
+            .apply(&mut p, kernel);
+            for i in [0usize, 9] {
+                let d = (p.position(i) - Vec3::new(0.0, -1.0, 0.0)).length();
+                assert!((d - 2.0).abs() < 1e-5, "{kernel:?} {i}: {d}");
+            }
+            assert_eq!(p.y[3], -0.5);
+        }
+    }
+}

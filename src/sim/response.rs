@@ -195,3 +195,45 @@ pub fn push_out(
     stats.ms = crate::clock::now_ms() - t0;
     Ok(stats)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::shapes::cuboid;
+
+    #[test]
+    fn occupied_interval_is_the_box_along_the_ray() {
+        let bx = cuboid(Vec3::new(0.0, 0.0, 0.0), Vec3::new(1.0, 2.0, 1.0));
+        let region = Region::new(Vec3::splat(-0.5), Vec3::splat(2.5));
+        let mut view =
+            LdiView::new(&region, ViewDesc::Axis(Axis::Y), 32).unwrap_or_else(|e| panic!("{e}"));
+        view.fit_depth(region.corners());
+        let (ldi, _) = rasterize(
+            &view,
+            &[RasterObject {
+                id: 0,
+                positions: &bx.positions,
+                triangles: &bx.triangles,
+            }],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let i = occupied_interval(&ldi, &view, 0, Vec3::new(0.5, 1.5, 0.5))
+            .unwrap_or_else(|| panic!("inside"));
+        assert!(
+            (i[0] - 0.0).abs() < 1e-5 && (i[1] - 2.0).abs() < 1e-5,
+            "{i:?}"
+        );
+        assert_eq!(
+            occupied_interval(&ldi, &view, 0, Vec3::new(0.5, 2.2, 0.5)),
+            None
+        );
+        assert_eq!(
+            occupied_interval(&ldi, &view, 0, Vec3::new(1.5, 1.0, 0.5)),
+            None
+        );
+        assert_eq!(
+            occupied_interval(&ldi, &view, 1, Vec3::new(0.5, 1.0, 0.5)),
+            None
+        );
+    }
+}
