@@ -33,7 +33,7 @@ pub enum DistanceMode {
 }
 
 /// Distance constraints in structure-of-arrays layout, ordered in colour batches (no particle
-/// appears twice in a batch, so a batch can be processed eight lanes at a time).
+/// appears twice in a batch, so a batch can be processed several lanes at a time).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DistanceConstraints {
     /// First particle.
