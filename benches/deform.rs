@@ -18,7 +18,7 @@
 //!
 //! Run: `scripts/bench-deform.sh` (both peers, same run), or `cargo bench --bench deform`
 //! (without Node numbers; `-- --sim-only` for the step table alone). `-- --export DIR` only writes the mesh files for Node. Without
-//! `--bench` in the arguments (`cargo test --benches`) a quick run with one frame.
+//! `--bench` in the arguments (`cargo test --benches`) a quick run: the 100k pair for one frame, a 16² cloth.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -196,17 +196,19 @@ fn cloth_world(n: usize, kernel: Kernel) -> MassSpring {
 }
 
 fn sim_rows(quick: bool) {
+    let sizes: &[usize] = if quick { &[16] } else { &[64, 256] };
+    let batches = if quick { 1 } else { 9 };
     println!();
-    println!("Mass-spring step (seed 004), ns per particle (distance loop: per spring per pass), fastest of 9 alternating batches:");
+    println!("Mass-spring step (seed 004), ns per particle (distance loop: per spring per pass), fastest of {batches} alternating batches:");
     println!();
     println!("| particles | springs | loop | scalar | SIMD | speed-up |");
     println!("|---|---|---|---|---|---|");
-    for n in [64usize, 256] {
+    for &n in sizes {
         let reps = if quick { 1 } else { (400_000 / (n * n)).max(3) };
         let mut ws = [cloth_world(n, Kernel::Scalar), cloth_world(n, Kernel::Simd)];
         // Let the cloth fall onto the sphere first so constraints are active.
         for w in ws.iter_mut() {
-            for _ in 0..30 {
+            for _ in 0..(if quick { 2 } else { 30 }) {
                 w.step();
             }
         }
@@ -217,7 +219,7 @@ fn sim_rows(quick: bool) {
             // least disturbed by other work on the machine.
             let mut snapshots = [ws[0].clone(), ws[1].clone()];
             let mut t = [f64::INFINITY; 2];
-            for _ in 0..9 {
+            for _ in 0..batches {
                 for (k, w) in snapshots.iter_mut().enumerate() {
                     let start = Instant::now();
                     for _ in 0..reps {
@@ -297,7 +299,11 @@ fn main() {
     println!();
     println!("| pair | triangles | frames | ldiclash auto | ldiclash pairs only | parry rebuild + test | parry refit + test | three-mesh-bvh refit + test | three-mesh-bvh rebuild + test | parry refit / ldiclash pairs | three refit / ldiclash pairs | parry refit / ldiclash auto | three refit / ldiclash auto | colliding (ldiclash / parry / three) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for (label, seg) in deform_meshes::PAIRS {
+    // Quick (test) mode: the 100k pair only.
+    for (label, seg) in deform_meshes::PAIRS
+        .into_iter()
+        .take(if quick { 1 } else { 2 })
+    {
         let frames = frames_for(label, quick);
         let r = deforming_pair(label, seg, frames);
         let nref = node.as_ref().map(|n| &n[label]);
