@@ -11,6 +11,7 @@
 
 pub mod clock;
 pub mod collide;
+pub mod deform;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod ldi;
@@ -18,6 +19,7 @@ pub mod mesh;
 pub mod raster;
 pub mod report;
 pub mod scene;
+pub mod sim;
 pub mod viewer;
 
 #[cfg(all(target_arch = "wasm32", feature = "gpu"))]

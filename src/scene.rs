@@ -102,6 +102,16 @@ pub enum SceneError {
         /// How many.
         count: usize,
     },
+    /// New positions for a deforming object do not match its vertex count.
+    #[error("object '{name}': {got} new positions for a mesh of {have} vertices")]
+    VertexCount {
+        /// Object name.
+        name: String,
+        /// Vertices of the mesh.
+        have: usize,
+        /// Positions given.
+        got: usize,
+    },
     /// The mesh has no triangles.
     #[error("object '{0}' has no triangles")]
     Empty(String),
@@ -203,6 +213,49 @@ impl Scene {
         o.world_from_object = world_from_object;
         o.world = world;
         o.aabb = aabb;
+        Ok(())
+    }
+
+    /// Replace the vertex positions of object `index` (object coordinates, same count and
+    /// order: the triangles stay). This is how deforming objects move (`crate::deform`,
+    /// `crate::sim`): topology, closedness and orientation checks are kept, the signed volume,
+    /// world geometry and box are recomputed. Nothing else is precomputed, so nothing else is
+    /// refreshed.
+    pub fn set_positions(&mut self, index: usize, positions: &[Vec3]) -> Result<(), SceneError> {
+        let Some(o) = self.objects.get_mut(index) else {
+            return Ok(());
+        };
+        if positions.len() != o.mesh.positions.len() {
+            return Err(SceneError::VertexCount {
+                name: o.name.clone(),
+                have: o.mesh.positions.len(),
+                got: positions.len(),
+            });
+        }
+        let bad = positions.iter().filter(|p| !p.is_finite()).count();
+        if bad > 0 {
+            return Err(SceneError::NonFinite {
+                name: o.name.clone(),
+                count: bad,
+            });
+        }
+        std::sync::Arc::make_mut(&mut o.mesh)
+            .positions
+            .copy_from_slice(positions);
+        o.validation.signed_volume = o.mesh.signed_volume();
+        let m = o.world_from_object;
+        if m == DMat4::IDENTITY {
+            o.world.positions.copy_from_slice(positions);
+        } else {
+            for (w, p) in o.world.positions.iter_mut().zip(positions) {
+                *w = m.transform_point3(p.as_dvec3()).as_vec3();
+            }
+        }
+        o.aabb = o
+            .world
+            .aabb()
+            .map(|(lo, hi)| Region::new(lo, hi))
+            .unwrap_or(Region::new(Vec3::ZERO, Vec3::ZERO));
         Ok(())
     }
 

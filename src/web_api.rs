@@ -14,7 +14,7 @@ use std::rc::Rc;
 use glam::{DMat4, Vec2, Vec3};
 use wasm_bindgen::prelude::*;
 
-use crate::collide::{check, check_on_gpu_async, Backend, CheckOptions};
+use crate::collide::{check, check_on_gpu_async, check_with_progress, Backend, CheckOptions};
 use crate::ldi::{Axis, Region};
 use crate::report::{Kind, Report};
 use crate::viewer::camera::{dominant_axis, OrbitCamera};
@@ -107,11 +107,33 @@ impl CheckWorker {
     /// Run a check (settings JSON as in [`CheckSettings`]); the report JSON (the CLI schema).
     /// The intersection segments are then in [`Self::pair_segments`] and
     /// [`Self::self_segments`].
-    pub fn check(&mut self, settings: &str) -> Result<String, JsError> {
+    /// `progress(done, total, what)` is called as pairs and objects are done (at most every
+    /// 50 ms).
+    pub fn check(
+        &mut self,
+        settings: &str,
+        progress: Option<js_sys::Function>,
+    ) -> Result<String, JsError> {
         let opts = CheckSettings::from_json(settings)
             .and_then(|s| s.options())
             .map_err(|e| JsError::new(&e))?;
-        let report = check(&self.session.scene, &opts).map_err(js_err)?;
+        let mut last = f64::NEG_INFINITY;
+        let mut report_progress = |done: usize, total: usize, what: &str| {
+            let now = crate::clock::now_ms();
+            if let Some(f) = &progress {
+                if now - last >= 50.0 || done == total {
+                    last = now;
+                    let _ = f.call3(
+                        &JsValue::NULL,
+                        &JsValue::from(done as u32),
+                        &JsValue::from(total as u32),
+                        &JsValue::from_str(what),
+                    );
+                }
+            }
+        };
+        let report = check_with_progress(&self.session.scene, &opts, &mut report_progress)
+            .map_err(js_err)?;
         self.segments = segments_for(&self.session.scene, &report);
         to_json(&report)
     }
@@ -228,6 +250,7 @@ pub struct WebViewer {
     geometry_dirty: bool,
     lines_dirty: bool,
     drag: Option<Drag>,
+    anim: Option<crate::sim::Animation>,
 }
 
 impl std::fmt::Debug for WebViewer {
@@ -367,6 +390,7 @@ impl WebViewer {
             geometry_dirty: true,
             lines_dirty: true,
             drag: None,
+            anim: None,
         })
     }
 
@@ -410,6 +434,7 @@ impl WebViewer {
 
     /// Remove every object.
     pub fn clear(&mut self) {
+        self.anim = None;
         self.session.clear();
         self.selected = None;
         self.drag = None;
@@ -851,6 +876,135 @@ impl WebViewer {
         );
         g.queue.present(frame);
         Ok(())
+    }
+
+    /// Start a built-in animated scene (`box100`, `cloth`, `softbody`, `twist`, `spring`),
+    /// replacing the scene. `amplitude` overrides the scene's deformation target.
+    pub fn start_scene(&mut self, kind: &str, amplitude: Option<f32>) -> Result<(), JsError> {
+        let kind: crate::sim::SceneKind = kind.parse().map_err(js_err)?;
+        let opts = crate::sim::AnimOptions {
+            amplitude,
+            ..crate::sim::AnimOptions::default()
+        };
+        let anim = crate::sim::Animation::new(kind, opts).map_err(js_err)?;
+        self.adopt(anim);
+        Ok(())
+    }
+
+    /// Deform every object of the scene (`twist`, `wobble`, `spring`) with `amplitude`
+    /// (radians for twist; a fraction of the length for wobble; the compression for spring).
+    pub fn start_deform(&mut self, deformer: &str, amplitude: f32) -> Result<(), JsError> {
+        if self.session.scene.objects.is_empty() {
+            return Err(JsError::new("nothing to deform: load a mesh first"));
+        }
+        if !amplitude.is_finite() {
+            return Err(JsError::new("the amplitude must be a number"));
+        }
+        let d = crate::deform::Deformer::from_name(deformer, amplitude).map_err(js_err)?;
+        // Deform the rest shapes: stop a running animation first (its scene is the rest).
+        let scene = self.session.scene.clone();
+        let anim = crate::sim::Animation::from_scene(
+            deformer,
+            scene,
+            d,
+            crate::sim::AnimOptions::default(),
+        )
+        .map_err(js_err)?;
+        self.adopt(anim);
+        Ok(())
+    }
+
+    fn adopt(&mut self, anim: crate::sim::Animation) {
+        let fit =
+            self.anim.is_none() || self.session.scene.objects.len() != anim.scene().objects.len();
+        self.session.clear();
+        self.session.scene = anim.scene().clone();
+        self.anim = Some(anim);
+        self.selected = None;
+        self.drag = None;
+        self.set_no_result();
+        self.objects_changed();
+        if fit {
+            self.fit_all();
+        }
+    }
+
+    /// Stop the animation; the scene stays as it is now.
+    pub fn stop_animation(&mut self) {
+        self.anim = None;
+    }
+
+    /// Advance the animation one frame (unless paused; `force` steps even then), copy its
+    /// geometry, and, with `collide`, check it with the page's settings (`settings` JSON) or
+    /// the scene's own when `settings` is empty. Returns the frame report JSON (the check
+    /// report plus `frame`, `steps`, `sim_ms`, `collision_ms`), or `null` when nothing
+    /// changed.
+    pub fn anim_frame(
+        &mut self,
+        force: bool,
+        collide: bool,
+        settings: &str,
+    ) -> Result<Option<String>, JsError> {
+        let Some(anim) = &mut self.anim else {
+            return Err(JsError::new("no animation is running"));
+        };
+        if anim.paused() && !force {
+            return Ok(None);
+        }
+        if force {
+            anim.single_step().map_err(js_err)?;
+        } else {
+            anim.step().map_err(js_err)?;
+        }
+        self.session.scene = anim.scene().clone();
+        self.geometry_dirty = true;
+        self.lines_dirty = true;
+        if !collide {
+            return Ok(Some(to_json(&serde_json::json!({
+                "frame": anim.frame(),
+                "steps": anim.steps(),
+                "sim_ms": anim.sim_ms(),
+            }))?));
+        }
+        let opts = if settings.trim().is_empty() {
+            anim.check_options().clone()
+        } else {
+            parse_settings(settings)?
+        };
+        let frame = anim.collide(&opts).map_err(js_err)?;
+        let json = to_json(&frame)?;
+        let segments = segments_for(&self.session.scene, &frame.report);
+        self.take_result(frame.report, segments);
+        Ok(Some(json))
+    }
+
+    /// The animation's state: `{name, frame, steps, paused, speed, amplitude}` or `null`.
+    pub fn anim_state(&self) -> Option<String> {
+        self.anim.as_ref().and_then(|a| {
+            serde_json::to_string(&serde_json::json!({
+                "name": a.name(),
+                "frame": a.frame(),
+                "steps": a.steps(),
+                "paused": a.paused(),
+                "speed": a.speed(),
+                "amplitude": a.amplitude(),
+            }))
+            .ok()
+        })
+    }
+
+    /// Pause or resume the animation.
+    pub fn anim_pause(&mut self, paused: bool) {
+        if let Some(a) = &mut self.anim {
+            a.set_paused(paused);
+        }
+    }
+
+    /// Simulation steps per frame (1–16).
+    pub fn anim_speed(&mut self, steps: u32) {
+        if let Some(a) = &mut self.anim {
+            a.set_speed(steps.clamp(1, 16));
+        }
     }
 
     fn upload_geometry(&mut self) {

@@ -4,6 +4,7 @@
 //   {id, op: "load", names, buffers}        -> {id, ok, outcome}   (same order as the viewer)
 //   {id, op: "clear"}                        -> {id, ok}
 //   {id, op: "check", names, matrices, settings}
+//                                            -> {id, progress: {done, total, what}} (several)
 //                                            -> {id, ok, report, pairs, selves, ms}
 //   failure                                  -> {id, ok: false, error}
 // The wasm module is the page's own build (ldiclash.js next to this file).
@@ -32,7 +33,9 @@ self.onmessage = async (event) => {
       case "check": {
         const t0 = performance.now();
         worker.set_transforms(msg.names, msg.matrices);
-        const report = worker.check(msg.settings);
+        const report = worker.check(msg.settings, (done, total, what) =>
+          self.postMessage({ id: msg.id, progress: { done, total, what } }),
+        );
         const pairs = worker.pair_segments();
         const selves = worker.self_segments();
         self.postMessage(

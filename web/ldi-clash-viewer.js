@@ -12,9 +12,12 @@
 // Methods:    load(files) -> Promise<{added, errors, notes}>   (File objects or {name, bytes})
 //             setTransform(name, matrix16)                       (column-major, like scene.json)
 //             check() -> Promise<report>                         (ldiclash check --json schema)
-//             clear(), fitAll(), screenshot() -> Promise<Blob>, report (last report or null)
+//             clear(), fitAll(), screenshot() -> Promise<Blob>, report (last report or null),
+//             animate(scene, {amplitude}) (box100|cloth|softbody|twist|spring), deform(kind, amplitude)
+//             (twist|wobble|spring on the loaded objects), stopAnimation()
 // Events:     load (detail: {added, errors, notes}), clash (detail: the report),
-//             error (detail: {message, file?}); all bubble and are composed.
+//             error (detail: {message, file?}), frame (detail: an animation frame's report: the
+//             check report plus frame, steps, sim_ms, collision_ms); all bubble and are composed.
 //
 // The work happens in Rust (wasm): drawing with wgpu on WebGPU or WebGL2, picking, camera,
 // checks on WebGPU or, on the CPU, in a Web Worker (clash-worker.js next to this file).
@@ -22,6 +25,7 @@
 const HERE = new URL(".", import.meta.url);
 const STEP_EXTENSIONS = ["step", "stp", "iges", "igs", "brep"];
 const MODES = ["auto", "volume", "surface", "self", "exact", "cullide", "convex"];
+const DEFAULT_AMPLITUDE = { twist: 3.0, wobble: 0.08, spring: 0.6 };
 
 let wasmPromise = null;
 /** The wasm bindings, loaded once per page (shared by every widget). */
@@ -136,7 +140,7 @@ class CheckClient {
         for (const h of this.history) this.inline.load(h.names, h.datas);
       }
       this.inline.set_transforms(names, matrices);
-      const report = this.inline.check(settings);
+      const report = this.inline.check(settings, null);
       return { report, pairs: this.inline.pair_segments(), selves: this.inline.self_segments() };
     }
     return this.call({ op: "check", names, matrices, settings });
@@ -160,6 +164,7 @@ button, select, input { font: inherit; }
 .panel label { display: flex; align-items: center; justify-content: space-between; gap: 6px; margin: 3px 0; }
 .panel input[type=number] { width: 90px; }
 .panel select { max-width: 150px; }
+.buttons { display: flex; gap: 4px; margin: 4px 0; }
 .xyz { display: flex; gap: 4px; } .xyz input { width: 78px !important; }
 ul { list-style: none; padding: 0; margin: 0; }
 li.item { padding: 3px 4px; border-radius: 4px; cursor: pointer; display: flex; gap: 6px; align-items: center; }
@@ -230,6 +235,8 @@ const HTML = `
         <tr><td><kbd>e</kbd></td><td>hidden intersection edges on/off</td></tr>
         <tr><td><kbd>t</kbd></td><td>LDI view: off / points / layers</td></tr>
         <tr><td><kbd>/</kbd></td><td>backend: WebGPU / CPU (wasm SIMD)</td></tr>
+        <tr><td><kbd>p</kbd>, <kbd>[</kbd> <kbd>]</kbd></td><td>deformation: none / twist / wobble / spring; amplitude down / up</td></tr>
+        <tr><td><kbd>Space</kbd>, <kbd>.</kbd></td><td>pause the animation, single step</td></tr>
         <tr><td><kbd>w</kbd> <kbd>a</kbd> <kbd>s</kbd> <kbd>d</kbd> <kbd>r</kbd> <kbd>f</kbd></td><td>camera forward / left / back / right / up / down</td></tr>
         <tr><td><kbd>Home</kbd>, <kbd>1</kbd> <kbd>3</kbd> <kbd>7</kbd></td><td>fit all; front / right / top view (<kbd>Ctrl</kbd>: opposite)</td></tr>
         <tr><td>arrows</td><td>nudge the selected object (<kbd>PgUp</kbd>/<kbd>PgDn</kbd>: z)</td></tr>
@@ -254,6 +261,13 @@ const HTML = `
     <label>Bounding boxes (b) <input name="boxes" type="checkbox"></label>
     <label>LDI view (t) <select name="ldi"><option value="off">off</option><option value="points">points</option><option value="layers">layers</option></select></label>
     <label>LDI view resolution <input name="ldi_resolution" type="number" min="8" max="1024" step="8" value="128"></label>
+    <h2>Animation</h2>
+    <label>Scene <select name="anim_scene"><option value="">—</option><option value="box100">box of 100 objects</option><option value="cloth">cloth on a box</option><option value="softbody">soft body squeezed</option><option value="twist">twisted cylinder</option><option value="spring">compressing spring</option></select></label>
+    <label>Deform the objects (p) <select name="deform"><option value="">none</option><option>twist</option><option>wobble</option><option>spring</option></select></label>
+    <label>Amplitude ([ ]) <input name="amplitude" type="number" step="any" placeholder="default"></label>
+    <label>Speed (steps per frame) <input name="speed" type="number" min="1" max="16" value="1"></label>
+    <div class="buttons"><button data-anim="pause">Pause (Space)</button> <button data-anim="step">Step (.)</button> <button data-anim="stop">Stop</button></div>
+    <div data-out="anim" class="muted num"></div>
     <h2>Selected</h2>
     <div data-out="selected" class="muted">Click an object.</div>
     <div class="xyz" hidden><input name="tx" type="number" step="any" aria-label="x"><input name="ty" type="number" step="any" aria-label="y"><input name="tz" type="number" step="any" aria-label="z"></div>
@@ -468,6 +482,8 @@ export class LdiClashViewer extends HTMLElement {
 
   async _clear() {
     this._sceneGen++;
+    this._animating = false;
+    this._local = false;
     this.viewer.clear();
     await this.checker.clear();
     this._report = null;
@@ -495,6 +511,107 @@ export class LdiClashViewer extends HTMLElement {
     });
   }
 
+  /** Run a built-in animated scene (replaces the scene): box100, cloth, softbody, twist, spring. */
+  async animate(scene, { amplitude } = {}) {
+    await this._ready;
+    this.viewer.start_scene(String(scene), amplitude ?? undefined);
+    this._startAnimation(scene);
+  }
+
+  /** Deform the loaded objects every frame: twist (radians end to end), wobble (fraction of
+   * the length), spring (compression 0..1). */
+  async deform(kind, amplitude) {
+    await this._ready;
+    const amp = amplitude ?? DEFAULT_AMPLITUDE[kind];
+    this.viewer.start_deform(String(kind), Number(amp));
+    this._field("deform").value = kind;
+    this._field("amplitude").value = amp;
+    this._startAnimation(kind);
+  }
+
+  stopAnimation() {
+    if (!this.viewer) return;
+    this.viewer.stop_animation();
+    this._animating = false;
+    this._field("anim_scene").value = "";
+    this._field("deform").value = "";
+    this._animStatus();
+  }
+
+  _startAnimation(name) {
+    this._sceneGen++;
+    this._local = true; // the scene now lives here only: CPU checks run on this thread
+    this._animating = true;
+    this.viewer.anim_speed(Number(this._field("speed").value) || 1);
+    this._refreshLists();
+    this._updateEmpty();
+    this._animStatus();
+    this._emit("load", { added: JSON.parse(this.viewer.objects()).map((o) => o.name), errors: [], notes: [`animation: ${name}`] });
+    this._animLoop();
+  }
+
+  _animLoop() {
+    if (this._animRaf) return;
+    const tick = () => {
+      this._animRaf = 0;
+      if (!this._animating || !this.isConnected) return;
+      try {
+        this._animFrame(false);
+      } catch (err) {
+        this._error(`Animation stopped: ${err?.message ?? err}`);
+        this.stopAnimation();
+        return;
+      }
+      this._animRaf = requestAnimationFrame(tick);
+    };
+    this._animRaf = requestAnimationFrame(tick);
+  }
+
+  _animFrame(force) {
+    const json = this.viewer.anim_frame(force, this._collide, this._animSettings ?? "");
+    if (!json) return;
+    const frame = JSON.parse(json);
+    if (frame.pairs) {
+      this._report = frame;
+      this._lastMs = frame.sim_ms + frame.collision_ms;
+      this._renderResults();
+      this._emit("frame", frame);
+    }
+    this._animStatus(frame);
+    try {
+      this.viewer.render();
+    } catch (err) {
+      this._error(`Drawing failed: ${err?.message ?? err}`);
+    }
+  }
+
+  _animStatus(frame) {
+    const out = this.$('[data-out="anim"]');
+    const st = this.viewer?.anim_state();
+    if (!st || !this._animating) {
+      out.textContent = "";
+      return;
+    }
+    const a = JSON.parse(st);
+    const f = frame ?? {};
+    out.textContent = `${a.name} · frame ${a.frame}${a.paused ? " (paused)" : ""} · ${a.speed} step(s)/frame` +
+      (a.amplitude !== null && a.amplitude !== undefined ? ` · amplitude ${fmt(a.amplitude, 3)}` : "") +
+      (f.sim_ms !== undefined ? `\nsimulation ${fmt(f.sim_ms, 2)} ms · collision ${fmt(f.collision_ms ?? 0, 2)} ms` : "");
+    out.style.whiteSpace = "pre";
+  }
+
+  _animAction(act) {
+    if (!this._animating) return;
+    const st = JSON.parse(this.viewer.anim_state() ?? "{}");
+    if (act === "pause") this.viewer.anim_pause(!st.paused);
+    if (act === "step") {
+      this.viewer.anim_pause(true);
+      this._animFrame(true);
+    }
+    if (act === "stop") this.stopAnimation();
+    this._animStatus();
+  }
+
   // --- checks ----------------------------------------------------------------------------
 
   _settings() {
@@ -515,7 +632,7 @@ export class LdiClashViewer extends HTMLElement {
   /** Queue a check of the scene as it will be when the running one ends (coalesced: any
    * number of changes during a check cost one more check). */
   _scheduleCheck() {
-    if (!this._collide || !this.viewer || this._queued) return;
+    if (!this._collide || !this.viewer || this._queued || this._animating) return;
     this._queued = true;
     this._chain = (this._chain ?? Promise.resolve())
       .catch(() => {})
@@ -551,6 +668,9 @@ export class LdiClashViewer extends HTMLElement {
         if (gen !== this._sceneGen) return null;
         this.viewer.apply_check(r);
         result = { report: r.report };
+      } else if (this._local) {
+        // An animation replaced the scene: the worker does not have it.
+        result = { report: this.viewer.check_cpu(settings) };
       } else {
         const [names, matrices] = this.viewer.transforms();
         result = await this.checker.check(names, matrices, settings);
@@ -806,6 +926,28 @@ export class LdiClashViewer extends HTMLElement {
       });
     }
     on("ldi", () => this._setLdi(this._field("ldi").value));
+    on("anim_scene", () => {
+      const v = this._field("anim_scene").value;
+      if (!v) return this.stopAnimation();
+      const a = this._field("amplitude").value;
+      this.animate(v, { amplitude: a === "" ? undefined : Number(a) }).catch((err) => this._error(err.message));
+    });
+    on("deform", () => {
+      const v = this._field("deform").value;
+      if (!v) return this.stopAnimation();
+      const a = this._field("amplitude").value;
+      this.deform(v, a === "" ? undefined : Number(a)).catch((err) => this._error(err.message));
+    });
+    on("amplitude", () => {
+      const d = this._field("deform").value;
+      const a = Number(this._field("amplitude").value);
+      if (d && Number.isFinite(a)) this.deform(d, a).catch((err) => this._error(err.message));
+    });
+    on("speed", () => this.viewer.anim_speed(Number(this._field("speed").value) || 1));
+    this.shadowRoot.querySelector(".panel").addEventListener("click", (e) => {
+      const act = e.target?.dataset?.anim;
+      if (act) this._animAction(act);
+    });
     on("ldi_resolution", () => {
       this.viewer.set_display(JSON.stringify({ ldi_resolution: Number(this._field("ldi_resolution").value) || 128 }));
       this._redraw();
@@ -937,6 +1079,7 @@ export class LdiClashViewer extends HTMLElement {
       if (e.button === 2 || (e.button === 0 && (e.ctrlKey || e.metaKey))) kind = "pan";
       else if (e.button === 1) kind = "move";
       else if (e.button === 0 && this.viewer.selected() >= 0 && this.viewer.pick(x, y) === this.viewer.selected()) kind = "move";
+      if (kind === "move" && this._animating) kind = "orbit"; // the animation owns the motion
       if (kind === "move") {
         if (!this.viewer.drag_begin(x, y)) kind = "orbit";
         else this._refreshLists();
@@ -1038,6 +1181,21 @@ export class LdiClashViewer extends HTMLElement {
         case "e": this._field("hidden_edges").click(); break;
         case "t": this._setLdi({ off: "points", points: "layers", layers: "off" }[this._field("ldi").value]); break;
         case "/": this._setBackend(this._useGpu() ? "cpu" : "webgpu"); break;
+        case " ": this._animAction("pause"); break;
+        case ".": this._animAction("step"); break;
+        case "p": {
+          const next = { "": "twist", twist: "wobble", wobble: "spring", spring: "" }[this._field("deform").value];
+          if (next) this.deform(next).catch((err) => this._error(err.message));
+          else this.stopAnimation();
+          break;
+        }
+        case "[": case "]": {
+          const d = this._field("deform").value;
+          if (!d) break;
+          const a = Number(this._field("amplitude").value) || DEFAULT_AMPLITUDE[d];
+          this.deform(d, k === "]" ? a * 1.25 : a * 0.8).catch((err) => this._error(err.message));
+          break;
+        }
         case "w": this.viewer.zoom(0.9); this._redraw(); break;
         case "s": this.viewer.zoom(1.1); this._redraw(); break;
         case "a": this.viewer.pan(-step, 0); this._redraw(); break;

@@ -5,6 +5,11 @@
 //! files (placed as in the file) or scene files
 //! (`*.json`, the format of `shared/data/*/scene.json`). Exit code 0 when the check ran
 //! (collisions or not), 2 with a message on stderr for bad input.
+//!
+//! `ldiclash animate SCENE --frames N [--deform twist|wobble|spring] [--amplitude A] [--speed S]
+//! [--resolution N] [--mode auto|volume|surface|self] [--scalar] [--json]` — SCENE is a built-in
+//! animated scene (box100, cloth, softbody, twist, spring) or scene/mesh files deformed every
+//! frame; prints per-frame collision results and timings (README "Animated scenes").
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -62,6 +67,37 @@ enum Command {
         #[arg(long, default_value = "fraglist")]
         ldi: String,
     },
+    /// Run an animated scene and check collisions every frame.
+    Animate {
+        /// box100, cloth, softbody, twist, spring, or scene/mesh files (animated with --deform).
+        #[arg(required = true, value_name = "SCENE")]
+        inputs: Vec<PathBuf>,
+        /// Frames to run.
+        #[arg(long, default_value_t = 60)]
+        frames: u64,
+        /// Deformation of every object of a scene or mesh file: twist, wobble or spring.
+        #[arg(long)]
+        deform: Option<String>,
+        /// Deformation amplitude (twist: radians end to end; spring: compression 0..1; wobble:
+        /// fraction of the object length; softbody: final plate gap in tube diameters).
+        #[arg(long, allow_negative_numbers = true)]
+        amplitude: Option<f32>,
+        /// Simulation steps per frame.
+        #[arg(long, default_value_t = 1)]
+        speed: u32,
+        /// Pixels along the longer side of each region's LDI (scene default when absent).
+        #[arg(long)]
+        resolution: Option<u32>,
+        /// auto, volume, surface or self (scene default when absent).
+        #[arg(long)]
+        mode: Option<String>,
+        /// Run the simulation loops without SIMD.
+        #[arg(long)]
+        scalar: bool,
+        /// Print one JSON document (an array of per-frame reports) instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -83,6 +119,32 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    let cmd = match cli.command {
+        Command::Animate {
+            inputs,
+            frames,
+            deform,
+            amplitude,
+            speed,
+            resolution,
+            mode,
+            scalar,
+            json,
+        } => {
+            return animate(AnimateArgs {
+                inputs,
+                frames,
+                deform,
+                amplitude,
+                speed,
+                resolution,
+                mode,
+                scalar,
+                json,
+            })
+        }
+        c => c,
+    };
     let Command::Check {
         inputs,
         resolution,
@@ -93,7 +155,10 @@ fn run(cli: Cli) -> Result<(), String> {
         json,
         backend,
         ldi,
-    } = cli.command;
+    } = cmd
+    else {
+        return Err("unreachable command".into());
+    };
     let peel = match ldi.as_str() {
         "fraglist" => false,
         "peel" => true,
@@ -212,4 +277,161 @@ fn unique(scene: &Scene, name: &str) -> String {
         .map(|k| format!("{name}#{k}"))
         .find(|n| scene.find(n).is_none())
         .unwrap_or_else(|| name.to_string())
+}
+
+struct AnimateArgs {
+    inputs: Vec<PathBuf>,
+    frames: u64,
+    deform: Option<String>,
+    amplitude: Option<f32>,
+    speed: u32,
+    resolution: Option<u32>,
+    mode: Option<String>,
+    scalar: bool,
+    json: bool,
+}
+
+/// `ldiclash animate`: per-frame collision results and timings.
+fn animate(a: AnimateArgs) -> Result<(), String> {
+    use ldiclash::deform::Deformer;
+    use ldiclash::sim::{AnimOptions, Animation, Kernel, SceneKind};
+    if a.frames == 0 {
+        return Err("--frames must be at least 1".into());
+    }
+    if a.speed == 0 {
+        return Err("--speed must be at least 1 step per frame".into());
+    }
+    if let Some(amp) = a.amplitude {
+        if !amp.is_finite() {
+            return Err(format!("--amplitude {amp} must be a finite number"));
+        }
+    }
+    let ramp = u32::try_from(a.frames.saturating_mul(u64::from(a.speed))).unwrap_or(u32::MAX);
+    let options = AnimOptions {
+        amplitude: a.amplitude,
+        ramp_frames: ramp,
+        kernel: if a.scalar {
+            Kernel::Scalar
+        } else {
+            Kernel::default_for_build()
+        },
+        ..AnimOptions::default()
+    };
+    let first = a.inputs[0].to_string_lossy().into_owned();
+    let builtin = a.inputs.len() == 1 && !a.inputs[0].exists();
+    let mut anim = if builtin {
+        let kind: SceneKind = first.parse().map_err(|e| format!("{e}"))?;
+        if let Some(d) = &a.deform {
+            return Err(format!(
+                "--deform {d} applies to scene and mesh files; the built-in scene '{}' has its own motion",
+                kind.name()
+            ));
+        }
+        Animation::new(kind, options).map_err(|e| e.to_string())?
+    } else {
+        let Some(d) = &a.deform else {
+            return Err(
+                "a file scene needs --deform twist|wobble|spring to animate (or use a built-in scene: box100, cloth, softbody, twist, spring)"
+                    .into(),
+            );
+        };
+        let def = Deformer::from_name(d, a.amplitude.unwrap_or(default_amplitude(d)))
+            .map_err(|e| e.to_string())?;
+        let scene = load_inputs(&a.inputs)?;
+        Animation::from_scene(&first, scene, def, options).map_err(|e| e.to_string())?
+    };
+    anim.set_speed(a.speed);
+    let mut opts = anim.check_options().clone();
+    if let Some(r) = a.resolution {
+        opts.resolution = r;
+    }
+    if let Some(m) = &a.mode {
+        opts.mode = m.parse::<Mode>()?;
+        if !matches!(
+            opts.mode,
+            Mode::Auto | Mode::Volume | Mode::Surface | Mode::SelfOnly
+        ) {
+            return Err(format!(
+                "--mode {m}: animate runs the LDI analyses only: use auto, volume, surface or self"
+            ));
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    let mut frames = Vec::new();
+    if !a.json {
+        let _ = writeln!(
+            out,
+            "ldiclash {} · animate {} · {} objects, {} triangles · mode {} · resolution {} · speed {}",
+            ldiclash::VERSION,
+            anim.name(),
+            anim.scene().objects.len(),
+            anim.scene().triangle_count(),
+            opts.mode.name(),
+            opts.resolution,
+            anim.speed()
+        );
+        let _ = writeln!(
+            out,
+            "{:>6}  {:>9}  {:>9}  {:>10}  {:>5}  {:>12}  {:>10}  {:>12}  {:>7}",
+            "frame",
+            "sim ms",
+            "check ms",
+            "amplitude",
+            "pairs",
+            "pair volume",
+            "max depth",
+            "self volume",
+            "pushed"
+        );
+    }
+    for _ in 0..a.frames {
+        let f = anim.advance(&opts).map_err(|e| e.to_string())?;
+        if a.json {
+            frames.push(f);
+            continue;
+        }
+        let r = &f.report;
+        let vol = r
+            .pairs
+            .iter()
+            .filter_map(|p| p.volume)
+            .fold(0.0, |a, v| a + v);
+        let depth = r
+            .pairs
+            .iter()
+            .filter_map(|p| p.depth)
+            .fold(0.0f64, f64::max);
+        let selfv = r.self_collisions.iter().fold(0.0, |a, s| a + s.volume);
+        let _ = writeln!(
+            out,
+            "{:>6}  {:>9.2}  {:>9.2}  {:>10}  {:>5}  {:>12.6}  {:>10.5}  {:>12.6}  {:>7}",
+            f.frame,
+            f.sim_ms,
+            f.collision_ms,
+            f.amplitude
+                .map(|x| format!("{x:.4}"))
+                .unwrap_or_else(|| "-".into()),
+            r.pairs.len(),
+            vol,
+            depth,
+            selfv,
+            f.response
+                .map(|x| x.pushed.to_string())
+                .unwrap_or_else(|| "-".into()),
+        );
+    }
+    if a.json {
+        let doc =
+            serde_json::to_string(&frames).map_err(|e| format!("cannot write the report: {e}"))?;
+        let _ = writeln!(out, "{doc}");
+    }
+    Ok(())
+}
+
+fn default_amplitude(deform: &str) -> f32 {
+    match deform {
+        "twist" => std::f32::consts::PI,
+        "spring" => 0.7,
+        _ => 0.05,
+    }
 }

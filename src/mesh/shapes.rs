@@ -132,6 +132,33 @@ pub fn cone(center: Vec3, radius: f32, z0: f32, z1: f32, segments: u32) -> Mesh 
     Mesh::new(positions, triangles)
 }
 
+/// A closed torus around the y axis through `center`: tube centre circle of radius `major`
+/// in the xz plane, tube radius `minor`; `segments` around the ring, `sides` around the tube.
+pub fn torus(center: Vec3, major: f32, minor: f32, segments: u32, sides: u32) -> Mesh {
+    let (segments, sides) = (segments.max(3), sides.max(3));
+    let mut positions = Vec::with_capacity((segments * sides) as usize);
+    for i in 0..segments {
+        let theta = 2.0 * PI * i as f32 / segments as f32;
+        let (st, ct) = theta.sin_cos();
+        for j in 0..sides {
+            let phi = 2.0 * PI * j as f32 / sides as f32;
+            let (sp, cp) = phi.sin_cos();
+            let r = major + minor * cp;
+            positions.push(center + Vec3::new(r * ct, minor * sp, -r * st));
+        }
+    }
+    let at = |i: u32, j: u32| (i % segments) * sides + j % sides;
+    let mut triangles = Vec::with_capacity((2 * segments * sides) as usize);
+    for i in 0..segments {
+        for j in 0..sides {
+            let (a, b, c, d) = (at(i, j), at(i + 1, j), at(i, j + 1), at(i + 1, j + 1));
+            triangles.push([a, b, d]);
+            triangles.push([a, d, c]);
+        }
+    }
+    Mesh::new(positions, triangles)
+}
+
 /// Seed 000 §5.2: `n` parallel square planes (side `size`, normal ±z, spaced `spacing` apart
 /// from z = 0 upwards), each a grid of about `vertices / n` vertices. The first `n/2` planes
 /// (lowest z, nearest a view looking along +z) face −z (towards that view), the others +z; the
@@ -180,6 +207,7 @@ mod tests {
             (uv_sphere(Vec3::ONE, 1.0, 64, 32), None),
             (cylinder(Vec3::ZERO, 1.0, 0.0, 2.0, 32, 3), None),
             (cone(Vec3::ZERO, 1.0, 0.0, 2.0, 32), None),
+            (torus(Vec3::ONE, 1.0, 0.3, 32, 12), None),
         ] {
             let v = crate::mesh::validate(&m);
             assert!(v.closed && v.outward, "{v:?}");

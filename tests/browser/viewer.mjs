@@ -10,7 +10,8 @@
 //      the objects are moved apart (setTransform);
 //   4. a malformed file shows an error, fires `error`, and leaves the scene as it was;
 //   5. examples/embed.html: two widgets and one in an iframe fire load and clash;
-//   6. without WebGPU the CPU fallback gives the same pairs and says so on the page.
+//   6. an animated twisted cylinder starts self-colliding in the page past the known twist;
+//   7. without WebGPU the CPU fallback gives the same pairs and says so on the page.
 //
 // Prints "N passed, M failed"; exits non-zero on any failure.
 // Options: --dist DIR, --screenshot FILE (the demo page, for README), --only SUBSTRING.
@@ -225,6 +226,36 @@ const webgpuTests = [
       });
       const backend = await page.evaluate(() => document.getElementById("b").report.backend);
       if (backend !== "cpu") throw new Error(`backend="cpu" widget checked on ${backend}`);
+      await page.close();
+    },
+  },
+  {
+    name: "an animated twisted cylinder self-collides in the page once the twist passes the threshold",
+    async run(browser) {
+      const { page } = await openPage(browser, "/");
+      const frames = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        const seen = [];
+        const done = new Promise((resolve) => {
+          v.addEventListener("frame", (e) => {
+            const f = e.detail;
+            seen.push({ frame: f.frame, amplitude: f.amplitude, self: f.self.map((s) => s.volume) });
+            if ((f.self.length > 0 && seen.length > 3 && seen.at(-1).self[0] > seen.at(-3)?.self[0]) || seen.length > 400) resolve();
+          });
+        });
+        await v.animate("twist");
+        await done;
+        v.stopAnimation();
+        return seen;
+      });
+      const first = frames[0];
+      const hit = frames.findIndex((f) => f.self.length > 0);
+      if (first.self.length !== 0) throw new Error(`frame ${first.frame} (amplitude ${first.amplitude}) already self-collides`);
+      if (hit < 0) throw new Error(`no self-collision in ${frames.length} frames (last amplitude ${frames.at(-1).amplitude})`);
+      // The exact threshold of this cylinder is between 2.75 and 2.95 rad (tests/sim.rs).
+      if (frames[hit].amplitude < 2.7) throw new Error(`self-collision at amplitude ${frames[hit].amplitude}`);
+      const last = frames.at(-1);
+      console.log(`       first self-collision at frame ${frames[hit].frame}, amplitude ${frames[hit].amplitude.toFixed(3)}; volume ${last.self[0].toFixed(4)} at ${last.amplitude.toFixed(3)}`);
       await page.close();
     },
   },
