@@ -278,18 +278,7 @@ pub fn check_on_gpu(
     ctx: &crate::gpu::GpuContext,
     progress: Progress<'_>,
 ) -> Result<Report, CheckError> {
-    let method = match opts.backend {
-        Backend::Gpu { peel: true } => crate::gpu::LdiMethod::Peel,
-        _ => crate::gpu::LdiMethod::FragmentList,
-    };
-    let desc = crate::gpu::LdiDesc {
-        method,
-        ..crate::gpu::LdiDesc::default()
-    };
-    let mut report =
-        crate::gpu::block_on(check_engine(scene, opts, Engine::Gpu(ctx, desc), progress))?;
-    report.adapter = Some(ctx.adapter_name());
-    Ok(report)
+    crate::gpu::block_on(check_on_gpu_async(scene, opts, ctx, progress))
 }
 
 /// [`check_on_gpu`] without blocking: the browser's way (WebGPU answers through the event
