@@ -623,3 +623,34 @@ fn cli_animate_bad_input_exits_2() {
     let out = cli(&["animate", scene.to_str().unwrap(), "--deform", "bend"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn deforming_scenes_switch_deformer_and_amplitude() {
+    let mut anim = Animation::new(
+        SceneKind::Spring,
+        AnimOptions {
+            ramp_frames: 4,
+            ..AnimOptions::default()
+        },
+    )
+    .unwrap();
+    for _ in 0..4 {
+        anim.step().unwrap();
+    }
+    assert!((anim.amplitude().unwrap() - 0.8).abs() < 1e-6);
+    let h = |a: &Animation| a.scene().objects[0].aabb().size().z;
+    let compressed = h(&anim);
+    assert!(anim.set_amplitude(0.2).unwrap());
+    assert!(h(&anim) > compressed + 2.0, "{} vs {compressed}", h(&anim));
+    assert!(anim.set_amplitude(f32::NAN).is_err());
+    assert!(anim
+        .set_deformer(Deformer::Wobble {
+            amplitude: 0.1,
+            waves: 1.0,
+            phase: 0.0
+        })
+        .unwrap());
+    assert_eq!(anim.amplitude(), Some(0.1));
+    let mut cloth = Animation::new(SceneKind::Cloth, AnimOptions::default()).unwrap();
+    assert!(!cloth.set_amplitude(1.0).unwrap());
+}

@@ -401,6 +401,45 @@ impl Animation {
         }
     }
 
+    /// Change the target amplitude of a deforming scene (the page's `[` / `]` keys of seed
+    /// 000 §A.4); the scene is re-deformed at once. Returns `false` for other scenes.
+    pub fn set_amplitude(&mut self, value: f32) -> Result<bool, AnimError> {
+        if !value.is_finite() {
+            return Err(AnimError::Parameter(format!(
+                "amplitude {value} must be a finite number"
+            )));
+        }
+        let Motion::Deform { amplitude, .. } = &mut self.motion else {
+            return Ok(false);
+        };
+        *amplitude = value;
+        self.apply_deform()?;
+        Ok(true)
+    }
+
+    /// Switch the deformation of a deforming scene (seed 000 §A.4's `p` key); its amplitude
+    /// becomes the target. Returns `false` for other scenes.
+    pub fn set_deformer(&mut self, d: Deformer) -> Result<bool, AnimError> {
+        let Motion::Deform {
+            deformer,
+            amplitude,
+            ramp,
+            ..
+        } = &mut self.motion
+        else {
+            return Ok(false);
+        };
+        *amplitude = match d {
+            Deformer::Twist { amplitude, .. }
+            | Deformer::Wobble { amplitude, .. }
+            | Deformer::Spring { amplitude, .. } => amplitude,
+        };
+        *ramp = !matches!(d, Deformer::Wobble { .. });
+        *deformer = d;
+        self.apply_deform()?;
+        Ok(true)
+    }
+
     fn ramp_share(&self) -> f32 {
         (self.steps as f32 / self.options.ramp_frames.max(1) as f32).min(1.0)
     }
