@@ -2,8 +2,9 @@
 # Runs every check ldiclash has, stopping at the first failure:
 #   formatting, clippy (native and wasm32), native tests (SIMD and scalar rasteriser; the GPU
 #   pipeline against the CPU on lavapipe), the benches once in test mode, the GPU pipeline in
-#   headless Chromium (WebGPU on SwiftShader), the trunk release build with a headless-Chromium smoke test, and
-#   a short run of every fuzz target.
+#   headless Chromium (WebGPU on SwiftShader), the trunk release build with the headless-Chromium
+#   smoke test and the viewer/widget tests (tests/browser/viewer.mjs, Playwright), and a short
+#   run of every fuzz target.
 #
 # Usage: scripts/test.sh
 # Env:   FUZZ_SECONDS  seconds per fuzz target (default 15)
@@ -101,9 +102,10 @@ section gpu-web "GPU pipeline in headless Chromium (WebGPU on SwiftShader) vs th
 # chromedriver with the flags in webdriver.json. Native GPU tests (lavapipe) ran in [test].
 CHROMEDRIVER=/usr/bin/chromedriver run cargo test --target wasm32-unknown-unknown --test gpu_web
 
-section web "trunk build --release + headless Chromium smoke test"
+section web "trunk build --release + headless Chromium: smoke test, viewer and widget tests"
 run trunk build --release
 run node tests/browser/smoke.mjs
+run node tests/browser/viewer.mjs
 
 section fuzz "fuzz smoke: ${FUZZ_SECONDS}s per target (cargo fuzz, -s none)"
 if [[ ! -f fuzz/Cargo.toml ]]; then

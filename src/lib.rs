@@ -20,8 +20,9 @@ pub mod raster;
 pub mod report;
 pub mod scene;
 pub mod sim;
+pub mod viewer;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "gpu"))]
 pub mod web_api;
 
 /// The crate version, as shown by the CLI and the web page.

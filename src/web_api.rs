@@ -1,11 +1,927 @@
-//! The `#[wasm_bindgen]` facade for the web page and the `<ldi-clash-viewer>` widget.
+//! The `#[wasm_bindgen]` facade for the web page and the `<ldi-clash-viewer>` widget
+//! (`web/ldi-clash-viewer.js`).
+//!
+//! - [`WebViewer`]: the scene, camera, picking, moves with undo, and drawing with wgpu into a
+//!   canvas (WebGPU, or WebGL2 where the browser has no WebGPU); collision checks on WebGPU
+//!   (async) or on the CPU (synchronous; the widget runs those in a worker).
+//! - [`CheckWorker`]: the CPU check in a Web Worker: the same files loaded in the same order,
+//!   transforms sent before each check, the report and the intersection segments back.
 //!
 //! Errors become JS `Error`s with the same message as natively.
 
+use std::rc::Rc;
+
+use glam::{DMat4, Vec2, Vec3};
 use wasm_bindgen::prelude::*;
+
+use crate::collide::{check, check_on_gpu_async, Backend, CheckOptions};
+use crate::ldi::{Axis, Region};
+use crate::report::{Kind, Report};
+use crate::viewer::camera::{dominant_axis, OrbitCamera};
+use crate::viewer::render::{
+    box_vertices, palette, segment_vertices, ColorVertex, Display, ObjectStyle, Renderer, BOX_GREY,
+    BOX_SELECTED, EDGE_RED, SELF_ORANGE, TINT_CONTACT, TINT_PENETRATION,
+};
+use crate::viewer::{
+    flatten, ldi_points, pick, segments_for, unflatten, CheckSettings, InputFile, Segments, Session,
+};
 
 /// The crate version.
 #[wasm_bindgen]
 pub fn version() -> String {
     crate::VERSION.to_string()
+}
+
+fn js_err(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+fn inputs(names: Vec<String>, data: Vec<js_sys::Uint8Array>) -> Result<Vec<InputFile>, JsError> {
+    if names.len() != data.len() {
+        return Err(JsError::new("load: names and data differ in length"));
+    }
+    Ok(names
+        .into_iter()
+        .zip(data)
+        .map(|(name, d)| InputFile {
+            name,
+            bytes: d.to_vec(),
+        })
+        .collect())
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String, JsError> {
+    serde_json::to_string(v).map_err(js_err)
+}
+
+/// The CPU check, for a Web Worker (or the main thread when workers are unavailable).
+#[wasm_bindgen]
+#[derive(Debug, Default)]
+pub struct CheckWorker {
+    session: Session,
+    segments: Segments,
+}
+
+#[wasm_bindgen]
+impl CheckWorker {
+    /// An empty scene.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> CheckWorker {
+        CheckWorker::default()
+    }
+
+    /// Load files exactly as [`WebViewer::load`] does (same names, same order).
+    pub fn load(
+        &mut self,
+        names: Vec<String>,
+        data: Vec<js_sys::Uint8Array>,
+    ) -> Result<String, JsError> {
+        let out = self.session.load(&inputs(names, data)?);
+        to_json(&out)
+    }
+
+    /// Remove every object.
+    pub fn clear(&mut self) {
+        self.session.clear();
+    }
+
+    /// Place objects: `names[k]` gets `matrices[16k..16k+16]` (column-major).
+    pub fn set_transforms(
+        &mut self,
+        names: Vec<String>,
+        matrices: Vec<f64>,
+    ) -> Result<(), JsError> {
+        if matrices.len() != names.len() * 16 {
+            return Err(JsError::new("set_transforms: 16 numbers per name"));
+        }
+        for (k, n) in names.iter().enumerate() {
+            let i = self.session.index(n).map_err(js_err)?;
+            let m = DMat4::from_cols_slice(&matrices[16 * k..16 * k + 16]);
+            if *self.session.scene.objects[i].world_from_object() != m {
+                self.session.scene.set_transform(i, m).map_err(js_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Run a check (settings JSON as in [`CheckSettings`]); the report JSON (the CLI schema).
+    /// The intersection segments are then in [`Self::pair_segments`] and
+    /// [`Self::self_segments`].
+    pub fn check(&mut self, settings: &str) -> Result<String, JsError> {
+        let opts = CheckSettings::from_json(settings)
+            .and_then(|s| s.options())
+            .map_err(|e| JsError::new(&e))?;
+        let report = check(&self.session.scene, &opts).map_err(js_err)?;
+        self.segments = segments_for(&self.session.scene, &report);
+        to_json(&report)
+    }
+
+    /// Segments where objects cross, flattened.
+    pub fn pair_segments(&self) -> Vec<f32> {
+        flatten(&self.segments.pairs)
+    }
+
+    /// Segments where objects cross themselves, flattened.
+    pub fn self_segments(&self) -> Vec<f32> {
+        flatten(&self.segments.selves)
+    }
+}
+
+/// A check to run on WebGPU (see [`WebViewer::gpu_job`]).
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct GpuJob {
+    ctx: Rc<crate::gpu::GpuContext>,
+    scene: crate::scene::Scene,
+    opts: CheckOptions,
+}
+
+/// A finished check: the report (JSON, the CLI schema) and the intersection segments.
+#[wasm_bindgen]
+#[derive(Debug, Clone)]
+pub struct CheckResult {
+    report: String,
+    pairs: Vec<f32>,
+    selves: Vec<f32>,
+}
+
+#[wasm_bindgen]
+impl CheckResult {
+    /// The report JSON.
+    #[wasm_bindgen(getter)]
+    pub fn report(&self) -> String {
+        self.report.clone()
+    }
+
+    /// Segments where objects cross, flattened (`x0 y0 z0 x1 y1 z1 …`).
+    #[wasm_bindgen(getter)]
+    pub fn pair_segments(&self) -> Vec<f32> {
+        self.pairs.clone()
+    }
+
+    /// Segments where objects cross themselves, flattened.
+    #[wasm_bindgen(getter)]
+    pub fn self_segments(&self) -> Vec<f32> {
+        self.selves.clone()
+    }
+}
+
+/// Run a [`GpuJob`] on WebGPU.
+#[wasm_bindgen]
+pub async fn run_gpu_check(job: GpuJob) -> Result<CheckResult, JsError> {
+    let mut noop = |_: usize, _: usize, _: &str| {};
+    let report = check_on_gpu_async(&job.scene, &job.opts, &job.ctx, &mut noop)
+        .await
+        .map_err(js_err)?;
+    let segments = segments_for(&job.scene, &report);
+    Ok(CheckResult {
+        report: to_json(&report)?,
+        pairs: flatten(&segments.pairs),
+        selves: flatten(&segments.selves),
+    })
+}
+
+struct Gfx {
+    surface: wgpu::Surface<'static>,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    config: wgpu::SurfaceConfiguration,
+    renderer: Renderer,
+    backend: String,
+}
+
+/// The LDI display (seed 000's modes): off, fragments as points coloured by object, or by layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LdiMode {
+    Off,
+    Points,
+    Layers,
+}
+
+struct Drag {
+    object: usize,
+    anchor: Vec3,
+    start_px: Vec2,
+    start: DMat4,
+    undo_depth: usize,
+}
+
+/// The viewer behind the widget.
+#[wasm_bindgen]
+pub struct WebViewer {
+    session: Session,
+    camera: OrbitCamera,
+    size: Vec2,
+    gfx: Option<Gfx>,
+    gpu: Option<Rc<crate::gpu::GpuContext>>,
+    gpu_note: String,
+    selected: Option<usize>,
+    hidden: Vec<bool>,
+    colliding: Vec<f32>,
+    segments: Segments,
+    report: Option<Report>,
+    xray: bool,
+    boxes: bool,
+    display: Display,
+    ldi_mode: LdiMode,
+    ldi_resolution: u32,
+    geometry_dirty: bool,
+    lines_dirty: bool,
+    drag: Option<Drag>,
+}
+
+impl std::fmt::Debug for WebViewer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebViewer")
+            .field("objects", &self.session.scene.objects.len())
+            .finish_non_exhaustive()
+    }
+}
+
+async fn open_gfx(canvas: web_sys::HtmlCanvasElement) -> Result<Gfx, String> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::BROWSER_WEBGPU | wgpu::Backends::GL;
+    let instance = wgpu::util::new_instance_with_webgpu_detection(desc).await;
+    let (w, h) = (canvas.width().max(1), canvas.height().max(1));
+    let surface = instance
+        .create_surface(wgpu::SurfaceTarget::Canvas(canvas))
+        .map_err(|e| format!("cannot draw into the canvas: {e}"))?;
+    let adapter = instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: Some(&surface),
+            apply_limit_buckets: false,
+        })
+        .await
+        .map_err(|e| format!("no graphics adapter (WebGPU or WebGL2): {e}"))?;
+    let info = adapter.get_info();
+    let backend = match info.backend {
+        wgpu::Backend::BrowserWebGpu => "webgpu",
+        wgpu::Backend::Gl => "webgl2",
+        _ => "other",
+    }
+    .to_string();
+    let limits = if info.backend == wgpu::Backend::Gl {
+        wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits())
+    } else {
+        wgpu::Limits::default().using_resolution(adapter.limits())
+    };
+    let (device, queue) = adapter
+        .request_device(&wgpu::DeviceDescriptor {
+            label: Some("viewer"),
+            required_features: wgpu::Features::empty(),
+            required_limits: limits,
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        })
+        .await
+        .map_err(|e| format!("cannot open the graphics device: {e}"))?;
+    let caps = surface.get_capabilities(&adapter);
+    let format = caps
+        .formats
+        .iter()
+        .copied()
+        .find(|f| !f.is_srgb())
+        .or_else(|| caps.formats.first().copied())
+        .ok_or("the canvas offers no colour format")?;
+    let config = wgpu::SurfaceConfiguration {
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+        format,
+        color_space: wgpu::SurfaceColorSpace::Auto,
+        width: w,
+        height: h,
+        present_mode: wgpu::PresentMode::Fifo,
+        desired_maximum_frame_latency: 2,
+        alpha_mode: caps
+            .alpha_modes
+            .first()
+            .copied()
+            .unwrap_or(wgpu::CompositeAlphaMode::Auto),
+        view_formats: vec![],
+    };
+    surface.configure(&device, &config);
+    let renderer = Renderer::new(&device, format);
+    Ok(Gfx {
+        surface,
+        device,
+        queue,
+        config,
+        renderer,
+        backend,
+    })
+}
+
+#[wasm_bindgen]
+impl WebViewer {
+    /// Open the viewer on `canvas`. `backend` is the collision backend wanted:
+    /// `auto` (WebGPU when the browser has it, else the CPU), `webgpu` or `cpu`. Drawing uses
+    /// WebGPU or WebGL2, whichever the browser has; a page without either still checks.
+    pub async fn create(
+        canvas: web_sys::HtmlCanvasElement,
+        backend: String,
+    ) -> Result<WebViewer, JsError> {
+        let (w, h) = (canvas.width().max(1), canvas.height().max(1));
+        let mut notes = Vec::new();
+        let gfx = match open_gfx(canvas).await {
+            Ok(g) => Some(g),
+            Err(e) => {
+                notes.push(format!("no 3D view: {e}"));
+                None
+            }
+        };
+        let gpu = if backend == "cpu" {
+            None
+        } else {
+            match crate::gpu::GpuContext::new(crate::gpu::GpuOptions::default()).await {
+                Ok(c) => Some(Rc::new(c)),
+                Err(e) => {
+                    notes.push(format!(
+                        "WebGPU is not available ({e}); collisions run on the CPU (wasm SIMD)"
+                    ));
+                    None
+                }
+            }
+        };
+        Ok(WebViewer {
+            session: Session::new(),
+            camera: OrbitCamera {
+                aspect: w as f32 / h as f32,
+                ..OrbitCamera::default()
+            },
+            size: Vec2::new(w as f32, h as f32),
+            gfx,
+            gpu,
+            gpu_note: notes.join("; "),
+            selected: None,
+            hidden: Vec::new(),
+            colliding: Vec::new(),
+            segments: Segments::default(),
+            report: None,
+            xray: false,
+            boxes: false,
+            display: Display::default(),
+            ldi_mode: LdiMode::Off,
+            ldi_resolution: 128,
+            geometry_dirty: true,
+            lines_dirty: true,
+            drag: None,
+        })
+    }
+
+    /// `webgpu` or `cpu`: who runs the collision checks.
+    pub fn compute_backend(&self) -> String {
+        if self.gpu.is_some() { "webgpu" } else { "cpu" }.into()
+    }
+
+    /// `webgpu`, `webgl2` or `none`: who draws.
+    pub fn render_backend(&self) -> String {
+        self.gfx
+            .as_ref()
+            .map_or("none".into(), |g| g.backend.clone())
+    }
+
+    /// Why something fell back (empty when nothing did).
+    pub fn notes(&self) -> String {
+        self.gpu_note.clone()
+    }
+
+    /// The GPU adapter's name, when checks run on WebGPU.
+    pub fn adapter(&self) -> Option<String> {
+        self.gpu.as_ref().map(|g| g.adapter_name())
+    }
+
+    /// Load files (`names[k]` with bytes `data[k]`); scene files take their meshes from the
+    /// other files. Returns `{added, errors, notes}` as JSON; failures change nothing loaded.
+    pub fn load(
+        &mut self,
+        names: Vec<String>,
+        data: Vec<js_sys::Uint8Array>,
+    ) -> Result<String, JsError> {
+        let had = self.session.scene.objects.len();
+        let out = self.session.load(&inputs(names, data)?);
+        self.objects_changed();
+        if had == 0 && !out.added.is_empty() {
+            self.fit_all();
+        }
+        to_json(&out)
+    }
+
+    /// Remove every object.
+    pub fn clear(&mut self) {
+        self.session.clear();
+        self.selected = None;
+        self.drag = None;
+        self.set_no_result();
+        self.objects_changed();
+    }
+
+    fn objects_changed(&mut self) {
+        let n = self.session.scene.objects.len();
+        self.hidden.resize(n, false);
+        self.colliding.resize(n, 0.0);
+        if let Some(g) = &mut self.gfx {
+            g.renderer.truncate_meshes(n);
+        }
+        self.geometry_dirty = true;
+        self.lines_dirty = true;
+    }
+
+    /// Objects as JSON: `[{name, triangles, closed, units, translation, min, max, colour}]`.
+    pub fn objects(&self) -> Result<String, JsError> {
+        let v: Vec<serde_json::Value> = self
+            .session
+            .scene
+            .objects
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let b = o.aabb();
+                let t = o.world_from_object().w_axis;
+                let c = palette(i);
+                serde_json::json!({
+                    "name": o.name,
+                    "triangles": o.mesh.triangles.len(),
+                    "closed": o.is_closed(),
+                    "units": o.units,
+                    "translation": [t.x, t.y, t.z],
+                    "min": b.min.to_array(),
+                    "max": b.max.to_array(),
+                    "colour": format!("rgb({},{},{})", (c[0]*255.0) as u8, (c[1]*255.0) as u8, (c[2]*255.0) as u8),
+                    "hidden": self.hidden.get(i).copied().unwrap_or(false),
+                })
+            })
+            .collect();
+        to_json(&v)
+    }
+
+    /// Every object's name and placement, for a check worker: `[names, matrices]`.
+    pub fn transforms(&self) -> js_sys::Array {
+        let names = js_sys::Array::new();
+        let mut m = Vec::with_capacity(self.session.scene.objects.len() * 16);
+        for o in &self.session.scene.objects {
+            names.push(&JsValue::from_str(&o.name));
+            m.extend_from_slice(&o.world_from_object().to_cols_array());
+        }
+        let out = js_sys::Array::new();
+        out.push(&names);
+        out.push(&js_sys::Float64Array::from(m.as_slice()));
+        out
+    }
+
+    /// Place `name` by 16 column-major numbers (undoable).
+    pub fn set_transform(&mut self, name: &str, matrix: Vec<f64>) -> Result<(), JsError> {
+        self.session
+            .set_transform_by_name(name, &matrix)
+            .map_err(js_err)?;
+        self.moved();
+        Ok(())
+    }
+
+    /// The placement of `name` (16 column-major numbers).
+    pub fn transform(&self, name: &str) -> Result<Vec<f64>, JsError> {
+        let i = self.session.index(name).map_err(js_err)?;
+        Ok(self.session.scene.objects[i]
+            .world_from_object()
+            .to_cols_array()
+            .to_vec())
+    }
+
+    /// Put object `index`'s origin at `(x, y, z)` keeping its rotation (the numeric fields).
+    pub fn set_translation(&mut self, index: usize, x: f64, y: f64, z: f64) -> Result<(), JsError> {
+        let Some(o) = self.session.scene.objects.get(index) else {
+            return Err(JsError::new("no such object"));
+        };
+        if !(x.is_finite() && y.is_finite() && z.is_finite()) {
+            return Err(JsError::new("the position must be three finite numbers"));
+        }
+        let mut m = *o.world_from_object();
+        m.w_axis = glam::DVec4::new(x, y, z, 1.0);
+        self.session.set_transform(index, m).map_err(js_err)?;
+        self.moved();
+        Ok(())
+    }
+
+    /// Undo the last move; the index of the object moved back, or -1.
+    pub fn undo(&mut self) -> i32 {
+        let r = self.session.undo().map_or(-1, |i| i as i32);
+        if r >= 0 {
+            self.moved();
+        }
+        r
+    }
+
+    fn moved(&mut self) {
+        self.geometry_dirty = true;
+        self.lines_dirty = true;
+    }
+
+    /// The canvas was resized to `width × height` device pixels.
+    pub fn resize(&mut self, width: u32, height: u32) {
+        let (w, h) = (width.max(1), height.max(1));
+        self.size = Vec2::new(w as f32, h as f32);
+        self.camera.aspect = w as f32 / h as f32;
+        if let Some(g) = &mut self.gfx {
+            let max = g.device.limits().max_texture_dimension_2d;
+            g.config.width = w.min(max);
+            g.config.height = h.min(max);
+            g.surface.configure(&g.device, &g.config);
+        }
+    }
+
+    /// Rotate by a drag of `(dx, dy)` pixels.
+    pub fn orbit(&mut self, dx: f32, dy: f32) {
+        self.camera.orbit(Vec2::new(dx, dy), self.size.y);
+    }
+
+    /// Pan by a drag of `(dx, dy)` pixels.
+    pub fn pan(&mut self, dx: f32, dy: f32) {
+        self.camera.pan(Vec2::new(dx, dy), self.size.y);
+    }
+
+    /// Dolly by `factor` (> 1: away).
+    pub fn zoom(&mut self, factor: f32) {
+        self.camera.zoom(factor);
+    }
+
+    /// Frame every visible object.
+    pub fn fit_all(&mut self) {
+        let b = self
+            .session
+            .scene
+            .objects
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.hidden.get(*i).copied().unwrap_or(false))
+            .map(|(_, o)| o.aabb())
+            .reduce(|a, b| a.union(&b));
+        if let Some(b) = b {
+            self.camera.scene_radius = (b.max - b.min).length() * 0.5;
+            self.camera.fit(&b);
+        }
+    }
+
+    /// Frame the box `lo..hi` (a result's overlap box).
+    pub fn focus_box(&mut self, lo: Vec<f32>, hi: Vec<f32>) -> Result<(), JsError> {
+        if lo.len() != 3 || hi.len() != 3 {
+            return Err(JsError::new("focus_box: two points of 3 numbers"));
+        }
+        let r = Region::new(Vec3::from_slice(&lo), Vec3::from_slice(&hi));
+        // A tiny box (a touch) still gets a sensible view.
+        let pad = (self.camera.scene_radius * 0.05).max(1e-6);
+        let r = Region::new(r.min - Vec3::splat(pad), r.max + Vec3::splat(pad));
+        self.camera.fit(&r);
+        Ok(())
+    }
+
+    /// View along an axis: `+x`, `-x`, `+y`, `-y`, `+z`, `-z`.
+    pub fn axis_view(&mut self, which: &str) -> Result<(), JsError> {
+        let positive = !which.starts_with('-');
+        let axis: Axis = match which.trim_start_matches(['+', '-']) {
+            "x" => Axis::X,
+            "y" => Axis::Y,
+            "z" => Axis::Z,
+            _ => return Err(JsError::new("axis_view: +x, -x, +y, -y, +z or -z")),
+        };
+        self.camera.axis_view(axis, positive);
+        self.fit_all();
+        Ok(())
+    }
+
+    /// The object under pixel `(x, y)` (device pixels), or -1.
+    pub fn pick(&self, x: f32, y: f32) -> i32 {
+        let (o, d) = self.camera.ray(Vec2::new(x, y), self.size);
+        pick::pick(&self.session.scene, o, d, |i| {
+            !self.hidden.get(i).copied().unwrap_or(false)
+        })
+        .map_or(-1, |h| h.object as i32)
+    }
+
+    /// Centre the view on the surface point under `(x, y)`; whether something was there.
+    pub fn focus_at(&mut self, x: f32, y: f32) -> bool {
+        let (o, d) = self.camera.ray(Vec2::new(x, y), self.size);
+        match pick::pick(&self.session.scene, o, d, |i| !self.hidden[i]) {
+            Some(h) => {
+                self.camera.target = h.point;
+                self.camera.distance = self.camera.distance.min(h.t.max(1e-6));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Select object `index` (-1: none).
+    pub fn select(&mut self, index: i32) {
+        self.selected = usize::try_from(index)
+            .ok()
+            .filter(|&i| i < self.session.scene.objects.len());
+        self.lines_dirty = true;
+    }
+
+    /// The selected object, or -1.
+    pub fn selected(&self) -> i32 {
+        self.selected.map_or(-1, |i| i as i32)
+    }
+
+    /// Show or hide object `index`.
+    pub fn set_hidden(&mut self, index: usize, hidden: bool) {
+        if let Some(h) = self.hidden.get_mut(index) {
+            *h = hidden;
+            self.lines_dirty = true;
+        }
+    }
+
+    /// Start dragging the object under `(x, y)`; whether one is there (it becomes selected).
+    pub fn drag_begin(&mut self, x: f32, y: f32) -> bool {
+        let (o, d) = self.camera.ray(Vec2::new(x, y), self.size);
+        let Some(h) = pick::pick(&self.session.scene, o, d, |i| !self.hidden[i]) else {
+            return false;
+        };
+        self.selected = Some(h.object);
+        self.drag = Some(Drag {
+            object: h.object,
+            anchor: h.point,
+            start_px: Vec2::new(x, y),
+            start: *self.session.scene.objects[h.object].world_from_object(),
+            undo_depth: self.session.undo_depth(),
+        });
+        self.lines_dirty = true;
+        true
+    }
+
+    /// Drag to `(x, y)`: in the view plane, or along the main world axis of the motion with
+    /// `along_axis`. One drag is one undo step.
+    pub fn drag_to(&mut self, x: f32, y: f32, along_axis: bool) -> Result<(), JsError> {
+        let Some(d) = &self.drag else {
+            return Ok(());
+        };
+        let target =
+            self.camera
+                .drag_in_view_plane(d.anchor, d.start_px, Vec2::new(x, y), self.size);
+        let mut delta = target - d.anchor;
+        if along_axis {
+            delta = dominant_axis(delta);
+        }
+        let m = DMat4::from_translation(delta.as_dvec3()) * d.start;
+        let (object, depth) = (d.object, d.undo_depth);
+        self.session.set_transform(object, m).map_err(js_err)?;
+        self.session.squash_undo(depth);
+        self.moved();
+        Ok(())
+    }
+
+    /// End a drag.
+    pub fn drag_end(&mut self) {
+        self.drag = None;
+    }
+
+    /// Display settings as JSON: `{xray, boxes, hidden_edges, surfaces, ldi: "off"|"points"|"layers", ldi_resolution}`
+    /// (any subset).
+    pub fn set_display(&mut self, json: &str) -> Result<(), JsError> {
+        let v: serde_json::Value = serde_json::from_str(json).map_err(js_err)?;
+        let flag = |k: &str| v.get(k).and_then(serde_json::Value::as_bool);
+        if let Some(b) = flag("xray") {
+            self.xray = b;
+        }
+        if let Some(b) = flag("boxes") {
+            self.boxes = b;
+            self.lines_dirty = true;
+        }
+        if let Some(b) = flag("hidden_edges") {
+            self.display.hidden_edges = b;
+        }
+        if let Some(b) = flag("surfaces") {
+            self.display.surfaces = b;
+        }
+        if let Some(m) = v.get("ldi").and_then(serde_json::Value::as_str) {
+            self.ldi_mode = match m {
+                "off" | "solid" => LdiMode::Off,
+                "points" => LdiMode::Points,
+                "layers" => LdiMode::Layers,
+                _ => return Err(JsError::new("ldi: off, points or layers")),
+            };
+            self.lines_dirty = true;
+        }
+        if let Some(r) = v.get("ldi_resolution").and_then(serde_json::Value::as_u64) {
+            self.ldi_resolution = (r as u32).clamp(8, 1024);
+            self.lines_dirty = true;
+        }
+        Ok(())
+    }
+
+    /// Run a check on the CPU, here (blocks; the widget prefers [`CheckWorker`]).
+    pub fn check_cpu(&mut self, settings: &str) -> Result<String, JsError> {
+        let opts = parse_settings(settings)?;
+        let report = check(&self.session.scene, &opts).map_err(js_err)?;
+        let segments = segments_for(&self.session.scene, &report);
+        let json = to_json(&report)?;
+        self.take_result(report, segments);
+        Ok(json)
+    }
+
+    /// A WebGPU check of the scene as it is now (when [`Self::compute_backend`] is
+    /// `webgpu`): run it with [`run_gpu_check`], then hand the result to
+    /// [`Self::apply_check`]. The scene is copied, so the page stays responsive meanwhile.
+    pub fn gpu_job(&self, settings: &str) -> Result<GpuJob, JsError> {
+        let mut opts = parse_settings(settings)?;
+        opts.backend = Backend::Gpu { peel: false };
+        let Some(ctx) = &self.gpu else {
+            return Err(JsError::new(
+                "WebGPU is not available here: use the CPU backend",
+            ));
+        };
+        Ok(GpuJob {
+            ctx: ctx.clone(),
+            scene: self.session.scene.clone(),
+            opts,
+        })
+    }
+
+    /// Show a finished check.
+    pub fn apply_check(&mut self, result: &CheckResult) -> Result<(), JsError> {
+        self.apply_result(&result.report, result.pairs.clone(), result.selves.clone())
+    }
+
+    /// Take a result computed elsewhere (the check worker): the report JSON and the flattened
+    /// segments.
+    pub fn apply_result(
+        &mut self,
+        report: &str,
+        pair_segments: Vec<f32>,
+        self_segments: Vec<f32>,
+    ) -> Result<(), JsError> {
+        let report: Report = serde_json::from_str(report).map_err(js_err)?;
+        let segments = Segments {
+            pairs: unflatten(&pair_segments),
+            selves: unflatten(&self_segments),
+        };
+        self.take_result(report, segments);
+        Ok(())
+    }
+
+    /// Forget the last result (collision display off).
+    pub fn set_no_result(&mut self) {
+        self.report = None;
+        self.segments = Segments::default();
+        self.colliding.iter_mut().for_each(|c| *c = 0.0);
+        self.lines_dirty = true;
+    }
+
+    fn take_result(&mut self, report: Report, segments: Segments) {
+        self.colliding = vec![0.0; self.session.scene.objects.len()];
+        for p in &report.pairs {
+            let tint = match p.kind {
+                Kind::Touch | Kind::Surface => TINT_CONTACT,
+                _ => TINT_PENETRATION,
+            };
+            for n in [&p.a, &p.b] {
+                if let Some(i) = self.session.scene.find(n) {
+                    self.colliding[i] = self.colliding[i].max(tint);
+                }
+            }
+        }
+        self.segments = segments;
+        self.report = Some(report);
+        self.lines_dirty = true;
+    }
+
+    /// How many intersection segments are drawn (between objects, within objects).
+    pub fn segment_counts(&self) -> Vec<u32> {
+        vec![
+            self.segments.pairs.len() as u32,
+            self.segments.selves.len() as u32,
+        ]
+    }
+
+    /// The pixel where world point `(x, y, z)` is drawn, `[x, y]` (device pixels), or empty
+    /// when behind the eye (for tests and overlays).
+    pub fn project(&self, x: f32, y: f32, z: f32) -> Vec<f32> {
+        self.camera
+            .to_screen(Vec3::new(x, y, z), self.size)
+            .map_or(Vec::new(), |(p, _)| vec![p.x, p.y])
+    }
+
+    /// Draw a frame. Returns an error when drawing failed (the device was lost, say).
+    pub fn render(&mut self) -> Result<(), JsError> {
+        if self.geometry_dirty {
+            self.upload_geometry();
+        }
+        if self.lines_dirty {
+            self.upload_lines();
+        }
+        let styles: Vec<ObjectStyle> = (0..self.session.scene.objects.len())
+            .map(|i| ObjectStyle {
+                color: palette(i),
+                tint: self.colliding.get(i).copied().unwrap_or(0.0),
+                selected: self.selected == Some(i),
+                ghost: self.xray && self.colliding.get(i).copied().unwrap_or(0.0) == 0.0,
+                visible: !self.hidden.get(i).copied().unwrap_or(false),
+            })
+            .collect();
+        let Some(g) = &mut self.gfx else {
+            return Ok(());
+        };
+        let frame = match g.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(f)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
+            other => {
+                g.surface.configure(&g.device, &g.config);
+                return Err(JsError::new(&format!(
+                    "the canvas could not be drawn: {other:?}"
+                )));
+            }
+        };
+        let view = frame
+            .texture
+            .create_view(&wgpu::TextureViewDescriptor::default());
+        let size = (g.config.width, g.config.height);
+        let display = Display {
+            surfaces: self.display.surfaces,
+            ..self.display
+        };
+        g.renderer.draw(
+            &g.device,
+            &g.queue,
+            &view,
+            size,
+            &self.camera,
+            &styles,
+            &display,
+        );
+        g.queue.present(frame);
+        Ok(())
+    }
+
+    fn upload_geometry(&mut self) {
+        self.geometry_dirty = false;
+        let Some(g) = &mut self.gfx else { return };
+        for (i, o) in self.session.scene.objects.iter().enumerate() {
+            let w = o.world();
+            g.renderer
+                .set_mesh(&g.device, &g.queue, i, &w.positions, &w.triangles);
+        }
+    }
+
+    fn upload_lines(&mut self) {
+        self.lines_dirty = false;
+        let Some(g) = &mut self.gfx else { return };
+        let mut edges: Vec<ColorVertex> = Vec::new();
+        segment_vertices(&self.segments.pairs, EDGE_RED, &mut edges);
+        segment_vertices(&self.segments.selves, SELF_ORANGE, &mut edges);
+        g.renderer.set_edges(&g.device, &g.queue, &edges);
+        let mut boxes = Vec::new();
+        for (i, o) in self.session.scene.objects.iter().enumerate() {
+            let sel = self.selected == Some(i);
+            if (self.boxes || sel) && !self.hidden.get(i).copied().unwrap_or(false) {
+                let b = o.aabb();
+                box_vertices(
+                    b.min,
+                    b.max,
+                    if sel { BOX_SELECTED } else { BOX_GREY },
+                    &mut boxes,
+                );
+            }
+        }
+        g.renderer.set_boxes(&g.device, &g.queue, &boxes);
+        let mut pts = Vec::new();
+        if self.ldi_mode != LdiMode::Off {
+            if let Some((_, points)) = ldi_points(&self.session.scene, self.ldi_resolution) {
+                const LAYERS: [[u8; 4]; 6] = [
+                    [30, 90, 200, 255],
+                    [20, 160, 90, 255],
+                    [220, 150, 0, 255],
+                    [150, 60, 200, 255],
+                    [0, 170, 190, 255],
+                    [120, 120, 120, 255],
+                ];
+                for p in points {
+                    let color = match self.ldi_mode {
+                        LdiMode::Layers => LAYERS[(p.layer as usize).min(LAYERS.len() - 1)],
+                        _ => {
+                            let c = palette(p.object as usize);
+                            let k = if p.back { 0.55 } else { 1.0 };
+                            [
+                                (c[0] * k * 255.0) as u8,
+                                (c[1] * k * 255.0) as u8,
+                                (c[2] * k * 255.0) as u8,
+                                255,
+                            ]
+                        }
+                    };
+                    pts.push(ColorVertex {
+                        position: p.position.to_array(),
+                        color,
+                    });
+                }
+            }
+        }
+        g.renderer.set_ldi_points(&g.device, &g.queue, &pts);
+    }
+}
+
+fn parse_settings(settings: &str) -> Result<CheckOptions, JsError> {
+    CheckSettings::from_json(settings)
+        .and_then(|s| s.options())
+        .map_err(|e| JsError::new(&e))
 }

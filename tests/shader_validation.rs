@@ -5,6 +5,37 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use ldiclash::gpu::shader_sources;
+use ldiclash::viewer::render::VIEW_WGSL;
+
+/// The viewer's drawing shader (src/viewer/render.rs) validates too; it also runs on WebGL2,
+/// so it uses no storage buffers.
+#[test]
+fn viewer_shader_validates_with_naga() {
+    let module = naga::front::wgsl::parse_str(VIEW_WGSL)
+        .unwrap_or_else(|e| panic!("view.wgsl: {}", e.emit_to_string(VIEW_WGSL)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("view.wgsl: {}", e.emit_to_string(VIEW_WGSL)));
+    let names: Vec<&str> = module
+        .entry_points
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["vs_mesh", "fs_mesh", "vs_line", "fs_line", "fs_line_hidden"]
+    );
+    for (_, v) in module.global_variables.iter() {
+        assert_eq!(
+            v.space,
+            naga::AddressSpace::Uniform,
+            "WebGL2 has no storage buffers"
+        );
+    }
+}
 
 #[test]
 fn every_shader_validates_with_naga() {
@@ -39,7 +70,8 @@ fn every_shader_validates_with_naga() {
 #[test]
 fn every_shader_file_is_used_by_a_pass() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
-    let sources = shader_sources();
+    let mut sources = shader_sources();
+    sources.push(("shaders/view.wgsl", VIEW_WGSL.to_string()));
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) == Some("wgsl") {

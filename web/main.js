@@ -1,15 +1,21 @@
-// Placeholder page for the ldiclash viewer.
+// The ldiclash page: the <ldi-clash-viewer> widget full-screen, plus what only a page does —
+// URL parameters, drops anywhere on the page, the version in the header, and a last-resort
+// error panel for failures outside the widget (the wasm failing to load, uncaught errors).
+//
+// URL parameters:
+//   ?scene=URL            a scene.json (its meshes are fetched relative to it)
+//   ?model=URL[,URL…]     mesh files
+//   ?backend=auto|webgpu|cpu   ?mode=…   ?resolution=N
+// Without scene or model the built-in demo (demo/scene.json) is shown.
 //
 // Trunk's loader (injected where index.html has its `rel="rust"` link) instantiates the wasm,
-// sets `window.wasmBindings` and fires `TrunkApplicationStarted`. This module waits for that, shows
-// the crate version from the wasm `version()`, and puts every failure in the visible #error
-// panel: a failed fetch or instantiation (via web/initializer.mjs), uncaught errors, rejected
-// promises, and a loader that never finishes.
+// sets `window.wasmBindings` and fires `TrunkApplicationStarted`; the widget waits for that
+// instead of loading a second copy (window.ldiclashTrunkPage).
 
-const LOAD_TIMEOUT_MS = 30_000;
+window.ldiclashTrunkPage = true;
 
+const LOAD_TIMEOUT_MS = 60_000;
 const $ = (id) => document.getElementById(id);
-
 let settled = false;
 
 function describe(reason) {
@@ -29,15 +35,17 @@ export function showError(context, reason) {
   const text = `${context}: ${describe(reason)}`;
   panel.textContent = panel.textContent ? `${panel.textContent}\n\n${text}` : text;
   panel.classList.add("visible");
-  $("status").textContent = "ldiclash could not start; see the error below.";
+  $("status").textContent = "Something went wrong; see the message below.";
   console.error(text);
 }
+
+const loadFailed = (reason) => showError("Loading the WebAssembly module failed", reason);
 
 function started(event) {
   const wasm = event.detail?.wasm;
   // Trunk's initializer resolves with the rejection reason when loading failed.
   if (wasm instanceof Error) {
-    if (!settled) showError("Loading the WebAssembly module failed", wasm);
+    if (!settled) loadFailed(wasm);
     return;
   }
   try {
@@ -46,14 +54,12 @@ function started(event) {
       throw new Error("the wasm bindings have no version() export");
     }
     $("version").textContent = `ldiclash ${bindings.version()}`;
-    $("status").textContent = "WebAssembly module loaded.";
+    $("status").textContent = "";
     settled = true;
   } catch (err) {
     showError("Calling into the WebAssembly module failed", err);
   }
 }
-
-const loadFailed = (reason) => showError("Loading the WebAssembly module failed", reason);
 
 // The loader may have finished before this module ran: then its state is already there.
 if (window.ldiclashLoadFailure !== undefined) {
@@ -64,17 +70,31 @@ if (window.ldiclashLoadFailure !== undefined) {
   addEventListener("TrunkApplicationStarted", started, { once: true });
   addEventListener("ldiclash:load-failed", (event) => loadFailed(event.detail), { once: true });
 }
-addEventListener("error", (event) =>
-  showError("Uncaught error", event.error ?? event.message),
-);
-addEventListener("unhandledrejection", (event) =>
-  showError("Unhandled promise rejection", event.reason),
-);
+addEventListener("error", (event) => showError("Uncaught error", event.error ?? event.message));
+addEventListener("unhandledrejection", (event) => showError("Unhandled promise rejection", event.reason));
 setTimeout(() => {
   if (!settled) {
-    showError(
-      "Timed out",
-      `the WebAssembly module did not start within ${LOAD_TIMEOUT_MS / 1000} s`,
-    );
+    showError("Timed out", `the WebAssembly module did not start within ${LOAD_TIMEOUT_MS / 1000} s`);
   }
 }, LOAD_TIMEOUT_MS);
+
+// The widget: configure it from the URL before it starts, then let it load.
+const viewer = $("viewer");
+const params = new URLSearchParams(location.search);
+for (const a of ["backend", "mode", "resolution"]) {
+  if (params.has(a)) viewer.setAttribute(a, params.get(a));
+}
+const sources = [params.get("scene"), params.get("model")].filter(Boolean).join(",");
+viewer.setAttribute("src", sources || "demo/scene.json");
+
+// Drops anywhere on the page go to the widget (it handles drops on itself too).
+addEventListener("dragover", (e) => {
+  if (e.dataTransfer?.types?.includes("Files")) e.preventDefault();
+});
+addEventListener("drop", (e) => {
+  if (!e.dataTransfer?.files?.length) return;
+  e.preventDefault();
+  viewer.load(e.dataTransfer.files).catch((err) => showError("Loading files failed", err));
+});
+
+import("./ldi-clash-viewer.js").catch((err) => showError("Loading the viewer failed", err));

@@ -252,7 +252,7 @@ pub fn check_with_progress(
     progress: Progress<'_>,
 ) -> Result<Report, CheckError> {
     match opts.backend {
-        Backend::Cpu => check_engine(scene, opts, Engine::Cpu, progress),
+        Backend::Cpu => ready(check_engine(scene, opts, Engine::Cpu, progress)),
         #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
         Backend::Gpu { .. } => {
             let ctx = crate::gpu::block_on(crate::gpu::GpuContext::new(
@@ -269,8 +269,9 @@ pub fn check_with_progress(
 }
 
 /// Run a check on an open GPU context (the backend setting picks fragment lists or peeling;
-/// `Backend::Cpu` counts as fragment lists here).
-#[cfg(feature = "gpu")]
+/// `Backend::Cpu` counts as fragment lists here). Blocks: native only (the browser awaits
+/// [`check_on_gpu_async`]).
+#[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
 pub fn check_on_gpu(
     scene: &Scene,
     opts: &CheckOptions,
@@ -285,12 +286,47 @@ pub fn check_on_gpu(
         method,
         ..crate::gpu::LdiDesc::default()
     };
-    let mut report = check_engine(scene, opts, Engine::Gpu(ctx, desc), progress)?;
+    let mut report =
+        crate::gpu::block_on(check_engine(scene, opts, Engine::Gpu(ctx, desc), progress))?;
     report.adapter = Some(ctx.adapter_name());
     Ok(report)
 }
 
-fn check_engine(
+/// [`check_on_gpu`] without blocking: the browser's way (WebGPU answers through the event
+/// loop, so the page awaits this). Natively it works too.
+#[cfg(feature = "gpu")]
+pub async fn check_on_gpu_async(
+    scene: &Scene,
+    opts: &CheckOptions,
+    ctx: &crate::gpu::GpuContext,
+    progress: Progress<'_>,
+) -> Result<Report, CheckError> {
+    let method = match opts.backend {
+        Backend::Gpu { peel: true } => crate::gpu::LdiMethod::Peel,
+        _ => crate::gpu::LdiMethod::FragmentList,
+    };
+    let desc = crate::gpu::LdiDesc {
+        method,
+        ..crate::gpu::LdiDesc::default()
+    };
+    let mut report = check_engine(scene, opts, Engine::Gpu(ctx, desc), progress).await?;
+    report.adapter = Some(ctx.adapter_name());
+    Ok(report)
+}
+
+/// Drive a future that never waits (the CPU engine: every `.await` inside completes at once).
+fn ready<T>(f: impl std::future::Future<Output = Result<T, CheckError>>) -> Result<T, CheckError> {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match f.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(r) => r,
+        std::task::Poll::Pending => Err(CheckError::Gpu(
+            "internal: the CPU engine waited on something".into(),
+        )),
+    }
+}
+
+async fn check_engine(
     scene: &Scene,
     opts: &CheckOptions,
     engine: Engine<'_>,
@@ -432,7 +468,8 @@ fn check_engine(
                         &mut t_analysis,
                         engine,
                         &mut report.gpu,
-                    )?;
+                    )
+                    .await?;
                 }
                 if opts.axes == Axes::Auto && acc.volume_pixels == 0 && acc.contact_pixels == 0 {
                     for axis in Axis::ALL.into_iter().filter(|x| !axes_first.contains(x)) {
@@ -449,7 +486,8 @@ fn check_engine(
                             &mut t_analysis,
                             engine,
                             &mut report.gpu,
-                        )?;
+                        )
+                        .await?;
                     }
                 }
                 classify(a, b, &acc, volume)
@@ -491,7 +529,9 @@ fn check_engine(
                 &mut t_analysis,
                 engine,
                 &mut report.gpu,
-            )? {
+            )
+            .await?
+            {
                 report.self_collisions.push(r);
             }
         }
@@ -638,7 +678,7 @@ struct SelfSummary {
 /// Build the LDI of `objects` over `region` along `axis` and run the asked-for analyses,
 /// on the CPU or on the GPU.
 #[allow(clippy::too_many_arguments)]
-fn analyse_region(
+async fn analyse_region(
     objects: &[&Object],
     region: &Region,
     axis: Axis,
@@ -715,7 +755,9 @@ fn analyse_region(
                 read_ldi: false,
                 read_mask: false,
             };
-            let out = gpu_run(ctx, &view, &inputs, &desc, &want)?;
+            let out = crate::gpu::run(ctx, &view, &inputs, &desc, &want)
+                .await
+                .map_err(|e| CheckError::Gpu(e.to_string()))?;
             stats.fragments += out.stats.fragments;
             *t_ldi += now_ms() - t;
             if let Some(g) = gpu.as_mut() {
@@ -756,33 +798,8 @@ fn add_gpu_stats(g: &mut crate::report::GpuSummary, s: &crate::gpu::GpuStats) {
     }
 }
 
-#[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
-fn gpu_run(
-    ctx: &crate::gpu::GpuContext,
-    view: &LdiView,
-    inputs: &[RasterObject<'_>],
-    desc: &crate::gpu::LdiDesc,
-    want: &crate::gpu::Analyses,
-) -> Result<crate::gpu::GpuOutput, CheckError> {
-    crate::gpu::block_on(crate::gpu::run(ctx, view, inputs, desc, want))
-        .map_err(|e| CheckError::Gpu(e.to_string()))
-}
-
-#[cfg(all(feature = "gpu", target_arch = "wasm32"))]
-fn gpu_run(
-    _ctx: &crate::gpu::GpuContext,
-    _view: &LdiView,
-    _inputs: &[RasterObject<'_>],
-    _desc: &crate::gpu::LdiDesc,
-    _want: &crate::gpu::Analyses,
-) -> Result<crate::gpu::GpuOutput, CheckError> {
-    Err(CheckError::Gpu(
-        "the browser cannot block on the GPU: use the async gpu::run".into(),
-    ))
-}
-
 #[allow(clippy::too_many_arguments)]
-fn pair_axis(
+async fn pair_axis(
     a: &Object,
     b: &Object,
     region: &Region,
@@ -808,7 +825,8 @@ fn pair_axis(
         gpu,
         t_ldi,
         t_analysis,
-    )?;
+    )
+    .await?;
     let view = &r.view;
     let eps = opts.epsilon.unwrap_or(view.pixel_size);
     acc.axes.push(axis.name().to_string());
@@ -877,7 +895,7 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
 
 /// Seed 000's self-collision of one closed object over its own box.
 #[allow(clippy::too_many_arguments)]
-fn self_check(
+async fn self_check(
     o: &Object,
     opts: &CheckOptions,
     stats: &mut Stats,
@@ -906,7 +924,8 @@ fn self_check(
             gpu,
             t_ldi,
             t_analysis,
-        )?;
+        )
+        .await?;
         if let Some(s) = r.self_intersection {
             volumes.push(s.volume);
             pixels = pixels.max(s.pixels);

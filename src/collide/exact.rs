@@ -252,11 +252,19 @@ impl ExactContact {
     }
 
     /// Count one tested triangle pair (boxes `ba`, `bb`) and grow the contact box `lo..hi`.
-    fn record(&mut self, r: TriTri, ba: &Region, bb: &Region, lo: &mut Vec3, hi: &mut Vec3) {
+    fn record(
+        &mut self,
+        r: TriTri,
+        (ba, bb): (&Region, &Region),
+        lo: &mut Vec3,
+        hi: &mut Vec3,
+        sink: &mut dyn FnMut([DVec3; 2]),
+    ) {
         self.tested += 1;
         match r {
             TriTri::Disjoint => {}
             TriTri::Segment(s) => {
+                sink(s);
                 self.intersecting += 1;
                 self.segment_length += s[0].distance(s[1]);
                 for p in s {
@@ -287,6 +295,39 @@ fn boxes_in(m: &Mesh, region: &Region) -> Vec<(Region, usize)> {
 /// Exact test of two world-space meshes. With `first_only` it stops at the first crossing.
 /// `closed` says whether each mesh is closed (then containment is tested too).
 pub fn mesh_contact(a: &Mesh, b: &Mesh, closed: (bool, bool), first_only: bool) -> ExactContact {
+    mesh_contact_with(a, b, closed, first_only, &mut |_| {})
+}
+
+/// The intersection segments of two world-space meshes (what the viewer draws as red
+/// intersection edges), at most `limit` of them. Coplanar overlaps have no segment.
+pub fn contact_segments(a: &Mesh, b: &Mesh, limit: usize) -> Vec<[Vec3; 2]> {
+    let mut out = Vec::new();
+    mesh_contact_with(a, b, (false, false), false, &mut |s| {
+        if out.len() < limit {
+            out.push(s.map(|p| p.as_vec3()));
+        }
+    });
+    out
+}
+
+/// The segments where a mesh crosses itself (triangles sharing no vertex), at most `limit`.
+pub fn self_contact_segments(m: &Mesh, limit: usize) -> Vec<[Vec3; 2]> {
+    let mut out = Vec::new();
+    mesh_self_contact_with(m, &mut |s| {
+        if out.len() < limit {
+            out.push(s.map(|p| p.as_vec3()));
+        }
+    });
+    out
+}
+
+fn mesh_contact_with(
+    a: &Mesh,
+    b: &Mesh,
+    closed: (bool, bool),
+    first_only: bool,
+    sink: &mut dyn FnMut([DVec3; 2]),
+) -> ExactContact {
     let mut out = ExactContact::default();
     let (Some(ra), Some(rb)) = (a.aabb(), b.aabb()) else {
         return out;
@@ -320,10 +361,10 @@ pub fn mesh_contact(a: &Mesh, b: &Mesh, closed: (bool, bool), first_only: bool) 
                     a.corners(*ia).map(|v| v.as_dvec3()),
                     b.corners(*ib).map(|v| v.as_dvec3()),
                 ),
-                bxa,
-                bxb,
+                (bxa, bxb),
                 &mut lo,
                 &mut hi,
+                sink,
             );
             if first_only && out.intersecting > 0 {
                 break 'outer;
@@ -344,6 +385,10 @@ pub fn mesh_contact(a: &Mesh, b: &Mesh, closed: (bool, bool), first_only: bool) 
 /// intersect (the oracle of seed 000's image-space self-collision). Triangles sharing a vertex
 /// are neighbours on the surface and are skipped.
 pub fn mesh_self_contact(m: &Mesh) -> ExactContact {
+    mesh_self_contact_with(m, &mut |_| {})
+}
+
+fn mesh_self_contact_with(m: &Mesh, sink: &mut dyn FnMut([DVec3; 2])) -> ExactContact {
     let mut out = ExactContact::default();
     let mut boxes: Vec<(Region, usize)> = (0..m.triangles.len())
         .filter_map(|t| Region::around(m.corners(t)).map(|r| (r, t)))
@@ -365,10 +410,10 @@ pub fn mesh_self_contact(m: &Mesh) -> ExactContact {
                     m.corners(*i).map(|v| v.as_dvec3()),
                     m.corners(*j).map(|v| v.as_dvec3()),
                 ),
-                bi,
-                bj,
+                (bi, bj),
                 &mut lo,
                 &mut hi,
+                sink,
             );
         }
     }

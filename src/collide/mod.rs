@@ -18,13 +18,16 @@ mod visibility;
 mod volume;
 
 pub use broad::{sweep_and_prune, IncrementalSap};
-#[cfg(feature = "gpu")]
+#[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
 pub use check::check_on_gpu;
+#[cfg(feature = "gpu")]
+pub use check::check_on_gpu_async;
 pub use check::{
     check, check_with_progress, Axes, Backend, CheckError, CheckOptions, Mode, Progress,
 };
 pub use exact::{
-    mesh_contact, mesh_self_contact, point_in_mesh, tri_tri_intersection, ExactContact, TriTri,
+    contact_segments, mesh_contact, mesh_self_contact, point_in_mesh, self_contact_segments,
+    tri_tri_intersection, ExactContact, TriTri,
 };
 pub use self_intersection::{self_intersections, self_pixel, SelfIntersection, SelfLdi};
 pub use surface::{surface_contacts, PairContacts};

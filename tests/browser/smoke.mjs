@@ -12,13 +12,12 @@
 // Options: --dist DIR (default dist/), --screenshot FILE (of the working page), --timeout-ms N.
 // Env: CHROMIUM (default /usr/bin/chromium), SMOKE_TIMEOUT_MS.
 
-import { createServer } from "node:http";
-import { readFile, stat } from "node:fs/promises";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
+import { BASE_ARGS, CHROMIUM, serve } from "./harness.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -31,32 +30,8 @@ const { values: opts } = parseArgs({
 });
 const DIST = path.resolve(opts.dist);
 const TIMEOUT_MS = Number(opts["timeout-ms"]);
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-
 // Flags from shared/TOOLING.md: headless, closed network, WebGPU allowed.
-const CHROMIUM_ARGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-  "--enable-unsafe-webgpu",
-];
-
-const MIME = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".wasm": "application/wasm",
-  ".json": "application/json",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".txt": "text/plain; charset=utf-8",
-};
+const CHROMIUM_ARGS = [...BASE_ARGS, "--enable-unsafe-webgpu"];
 
 /** The crate version: `version = "..."` in Cargo.toml's [package] table. */
 function crateVersion() {
@@ -65,38 +40,6 @@ function crateVersion() {
   const m = pkg?.match(/^version\s*=\s*"([^"]+)"/m);
   if (!m) throw new Error("no version in Cargo.toml [package]");
   return m[1];
-}
-
-/** Serves `root` on 127.0.0.1:<free port>. With `failWasm`, every .wasm answers 404. */
-async function serve(root, { failWasm = false } = {}) {
-  const server = createServer(async (req, res) => {
-    try {
-      const url = new URL(req.url ?? "/", "http://127.0.0.1");
-      let rel = decodeURIComponent(url.pathname);
-      if (rel.endsWith("/")) rel += "index.html";
-      const file = path.join(root, path.normalize(rel).replace(/^(\.\.[/\\])+/, ""));
-      if (!file.startsWith(root + path.sep) || (failWasm && file.endsWith(".wasm"))) {
-        throw Object.assign(new Error("not found"), { code: "ENOENT" });
-      }
-      if (!(await stat(file)).isFile()) throw Object.assign(new Error("dir"), { code: "ENOENT" });
-      const body = await readFile(file);
-      res.writeHead(200, {
-        "content-type": MIME[path.extname(file)] ?? "application/octet-stream",
-        "content-length": body.length,
-        "cache-control": "no-store",
-      });
-      res.end(req.method === "HEAD" ? undefined : body);
-    } catch (err) {
-      res.writeHead(err.code === "ENOENT" ? 404 : 500, { "content-type": "text/plain" });
-      res.end(err.code === "ENOENT" ? "not found" : String(err));
-    }
-  });
-  await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
 }
 
 /** Opens `url` in a fresh page; collects console errors and page errors. */

@@ -1,0 +1,630 @@
+//! What the browser viewer and the `<ldi-clash-viewer>` widget do, without the browser: load
+//! dropped files into a scene (meshes and `scene.json` with its meshes alongside), move
+//! objects with undo, run checks, and turn results into things to draw (intersection
+//! segments, LDI fragments). The camera and picking maths are here too, so they are tested
+//! natively; `web_api.rs` wraps this for JavaScript and `render` draws it with wgpu.
+
+pub mod camera;
+pub mod pick;
+#[cfg(feature = "gpu")]
+pub mod render;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use glam::{DMat4, Vec3};
+use serde::Serialize;
+
+use crate::collide::{contact_segments, self_contact_segments};
+use crate::ldi::{LdiView, Region, ViewDesc};
+use crate::mesh::{self, Format, LoadedMesh, Mesh, Units};
+use crate::raster::{rasterize, RasterObject};
+use crate::report::Report;
+use crate::scene::{Scene, SceneFile};
+
+/// Most intersection segments kept per pair or per self-colliding object (for drawing).
+pub const MAX_SEGMENTS: usize = 200_000;
+
+/// Most LDI fragments shown as points.
+pub const MAX_LDI_POINTS: usize = 2_000_000;
+
+/// One file the user gave.
+#[derive(Debug, Clone)]
+pub struct InputFile {
+    /// File name (a path is allowed; matching with scene entries uses the last part too).
+    pub name: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// A file that could not be loaded, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LoadFailure {
+    /// The file.
+    pub file: String,
+    /// The reason, ready to show.
+    pub message: String,
+}
+
+/// What a load did. Files that fail leave the scene as it was; the others are added.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct LoadOutcome {
+    /// Names of the objects added.
+    pub added: Vec<String>,
+    /// Files that failed.
+    pub errors: Vec<LoadFailure>,
+    /// Files ignored (materials, textures) and other notes.
+    pub notes: Vec<String>,
+}
+
+/// Errors of viewer operations (names, transforms).
+#[derive(Debug, thiserror::Error)]
+pub enum ViewerError {
+    /// No object has that name.
+    #[error("no object named '{0}' in the scene")]
+    NoObject(String),
+    /// A transform needs 16 numbers.
+    #[error("a transform is 16 numbers (a column-major 4×4 matrix), got {0}")]
+    TransformLength(usize),
+    /// The scene refused it.
+    #[error(transparent)]
+    Scene(#[from] crate::scene::SceneError),
+}
+
+/// Files the viewer ignores on purpose (a mesh's companions).
+fn is_companion(name: &str) -> bool {
+    let ext = extension(name);
+    matches!(
+        ext.as_str(),
+        "mtl" | "png" | "jpg" | "jpeg" | "bin" | "txt" | "md" | "ktx2" | "webp"
+    )
+}
+
+fn extension(name: &str) -> String {
+    name.rsplit('.')
+        .next()
+        .filter(|e| e.len() < name.len())
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+fn base_name(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().unwrap_or(name)
+}
+
+fn stem(name: &str) -> String {
+    let b = base_name(name);
+    match b.rfind('.') {
+        Some(i) if i > 0 => b[..i].to_string(),
+        _ => b.to_string(),
+    }
+}
+
+/// The scene the viewer shows, and the undo history of its moves.
+#[derive(Debug, Default)]
+pub struct Session {
+    /// The objects.
+    pub scene: Scene,
+    undo: Vec<(usize, DMat4)>,
+}
+
+impl Session {
+    /// An empty session.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Remove every object.
+    pub fn clear(&mut self) {
+        self.scene = Scene::new();
+        self.undo.clear();
+    }
+
+    /// A name not used yet, from `want`.
+    fn unique_name(&self, want: &str, taken: &[String]) -> String {
+        let used = |n: &str| self.scene.find(n).is_some() || taken.iter().any(|t| t == n);
+        if !used(want) {
+            return want.to_string();
+        }
+        (2..)
+            .map(|k| format!("{want} ({k})"))
+            .find(|n| !used(n))
+            .unwrap_or_else(|| want.to_string())
+    }
+
+    /// Load files: `scene.json` files take their meshes from the other files (matched by
+    /// path, then by file name); every other mesh file becomes an object named after it.
+    /// Each scene or mesh either loads whole or not at all, and a failure never touches what
+    /// is already loaded.
+    pub fn load(&mut self, files: &[InputFile]) -> LoadOutcome {
+        let mut out = LoadOutcome::default();
+        let by_name: HashMap<&str, &InputFile> =
+            files.iter().map(|f| (f.name.as_str(), f)).collect();
+        let by_base: HashMap<String, &InputFile> = files
+            .iter()
+            .map(|f| (base_name(&f.name).to_ascii_lowercase(), f))
+            .collect();
+        let mut used_by_scenes: Vec<&str> = Vec::new();
+        let scenes: Vec<&InputFile> = files
+            .iter()
+            .filter(|f| extension(&f.name) == "json")
+            .collect();
+        for sf in &scenes {
+            match SceneFile::parse(&sf.bytes) {
+                Err(e) => out.errors.push(LoadFailure {
+                    file: sf.name.clone(),
+                    message: e.to_string(),
+                }),
+                Ok(file) => {
+                    let mut wanted = Vec::new();
+                    let sub = Scene::from_file(&file, |name| {
+                        let f = by_name
+                            .get(name)
+                            .copied()
+                            .or_else(|| by_base.get(&base_name(name).to_ascii_lowercase()).copied())
+                            .ok_or_else(|| {
+                                format!("not among the files given: drop or pass '{name}' together with the scene file")
+                            })?;
+                        wanted.push(f.name.clone());
+                        Ok(f.bytes.clone())
+                    });
+                    match sub {
+                        Err(e) => out.errors.push(LoadFailure {
+                            file: sf.name.clone(),
+                            message: e.to_string(),
+                        }),
+                        Ok(sub) => {
+                            for w in wanted {
+                                if let Some(f) = files.iter().find(|f| f.name == w) {
+                                    used_by_scenes.push(f.name.as_str());
+                                }
+                            }
+                            self.merge(sub, &mut out);
+                        }
+                    }
+                }
+            }
+        }
+        for f in files {
+            let ext = extension(&f.name);
+            if ext == "json" || used_by_scenes.contains(&f.name.as_str()) {
+                continue;
+            }
+            if is_companion(&f.name) {
+                out.notes.push(format!(
+                    "{}: ignored ({} files are not used; geometry only)",
+                    f.name, ext
+                ));
+                continue;
+            }
+            if !scenes.is_empty() && Format::from_extension(&ext).is_some() {
+                // A mesh dropped with a scene but not named by it is still shown.
+                out.notes.push(format!(
+                    "{}: not named by the scene file, added as its own object",
+                    f.name
+                ));
+            }
+            match mesh::load_mesh(&f.name, &f.bytes) {
+                Err(e) => out.errors.push(LoadFailure {
+                    file: f.name.clone(),
+                    message: e.to_string(),
+                }),
+                Ok(LoadedMesh { mesh, units, .. }) => {
+                    let name = self.unique_name(&stem(&f.name), &[]);
+                    match self
+                        .scene
+                        .add(&name, Arc::new(mesh), units, DMat4::IDENTITY)
+                    {
+                        Ok(_) => out.added.push(name),
+                        Err(e) => out.errors.push(LoadFailure {
+                            file: f.name.clone(),
+                            message: e.to_string(),
+                        }),
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Add a mesh built elsewhere (a generated shape, a STEP tessellation).
+    pub fn add_mesh(
+        &mut self,
+        name: &str,
+        mesh: Mesh,
+        units: Units,
+    ) -> Result<String, ViewerError> {
+        let name = self.unique_name(name, &[]);
+        self.scene
+            .add(&name, Arc::new(mesh), units, DMat4::IDENTITY)?;
+        Ok(name)
+    }
+
+    fn merge(&mut self, sub: Scene, out: &mut LoadOutcome) {
+        let mut names = Vec::new();
+        for o in &sub.objects {
+            names.push(self.unique_name(&o.name, &names));
+        }
+        for (o, name) in sub.objects.iter().zip(names) {
+            match self
+                .scene
+                .add(&name, o.mesh.clone(), o.units, *o.world_from_object())
+            {
+                Ok(_) => out.added.push(name),
+                Err(e) => out.errors.push(LoadFailure {
+                    file: o.name.clone(),
+                    message: e.to_string(),
+                }),
+            }
+        }
+    }
+
+    /// The index of `name`.
+    pub fn index(&self, name: &str) -> Result<usize, ViewerError> {
+        self.scene
+            .find(name)
+            .ok_or_else(|| ViewerError::NoObject(name.to_string()))
+    }
+
+    /// Place object `index` (recorded for undo).
+    pub fn set_transform(&mut self, index: usize, m: DMat4) -> Result<(), ViewerError> {
+        let Some(o) = self.scene.objects.get(index) else {
+            return Err(ViewerError::NoObject(format!("#{index}")));
+        };
+        let old = *o.world_from_object();
+        self.scene.set_transform(index, m)?;
+        self.undo.push((index, old));
+        Ok(())
+    }
+
+    /// Place an object by name from 16 column-major numbers (scene.json's `world_from_object`).
+    pub fn set_transform_by_name(&mut self, name: &str, m: &[f64]) -> Result<(), ViewerError> {
+        let m: [f64; 16] = m
+            .try_into()
+            .map_err(|_| ViewerError::TransformLength(m.len()))?;
+        let i = self.index(name)?;
+        self.set_transform(i, DMat4::from_cols_array(&m))
+    }
+
+    /// Move object `index` by `delta` (world units), on top of its placement.
+    pub fn translate(&mut self, index: usize, delta: Vec3) -> Result<(), ViewerError> {
+        let Some(o) = self.scene.objects.get(index) else {
+            return Err(ViewerError::NoObject(format!("#{index}")));
+        };
+        let m = DMat4::from_translation(delta.as_dvec3()) * *o.world_from_object();
+        self.set_transform(index, m)
+    }
+
+    /// Undo the last move; the object it moved, if any.
+    pub fn undo(&mut self) -> Option<usize> {
+        let (i, m) = self.undo.pop()?;
+        // The old transform was accepted before, so this cannot fail.
+        self.scene.set_transform(i, m).ok()?;
+        Some(i)
+    }
+
+    /// How many moves can be undone.
+    pub fn undo_depth(&self) -> usize {
+        self.undo.len()
+    }
+
+    /// Forget undo entries of a drag but the first (a drag is one undoable move).
+    pub fn squash_undo(&mut self, keep_from: usize) {
+        if self.undo.len() > keep_from + 1 {
+            self.undo.truncate(keep_from + 1);
+        }
+    }
+}
+
+/// Check settings as the page and the widget send them (JSON), with the CLI's defaults.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckSettings {
+    /// `auto|volume|surface|self|exact|cullide|convex`.
+    pub mode: String,
+    /// Pixels along each region's longest edge.
+    pub resolution: u32,
+    /// Contact tolerance (world units); `None`: one pixel.
+    pub epsilon: Option<f64>,
+    /// `auto` or a comma list of `x,y,z`.
+    pub axes: String,
+    /// Self-collision in auto mode.
+    pub self_check: bool,
+}
+
+impl Default for CheckSettings {
+    fn default() -> Self {
+        Self {
+            mode: "auto".into(),
+            resolution: 256,
+            epsilon: None,
+            axes: "auto".into(),
+            self_check: true,
+        }
+    }
+}
+
+impl CheckSettings {
+    /// Parse the JSON the page sends (`{}` is all defaults).
+    pub fn from_json(json: &str) -> Result<Self, String> {
+        if json.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        serde_json::from_str(json).map_err(|e| format!("check settings: {e}"))
+    }
+
+    /// The options for [`crate::collide::check`] (CPU backend).
+    pub fn options(&self) -> Result<crate::collide::CheckOptions, String> {
+        let mode = self.mode.parse()?;
+        let axes = self.axes.parse()?;
+        if self.resolution == 0 || self.resolution > crate::ldi::view::MAX_RESOLUTION {
+            return Err(format!(
+                "resolution {} is out of range 1..={}",
+                self.resolution,
+                crate::ldi::view::MAX_RESOLUTION
+            ));
+        }
+        Ok(crate::collide::CheckOptions {
+            mode,
+            resolution: self.resolution,
+            axes,
+            epsilon: self.epsilon,
+            self_check: self.self_check,
+            backend: crate::collide::Backend::Cpu,
+        })
+    }
+}
+
+/// Segment endpoints flattened (`x0 y0 z0 x1 y1 z1 …`), the form that crosses to JavaScript.
+pub fn flatten(segments: &[[Vec3; 2]]) -> Vec<f32> {
+    segments
+        .iter()
+        .flat_map(|s| s.iter().flat_map(|p| p.to_array()))
+        .collect()
+}
+
+/// The inverse of [`flatten`] (a trailing partial segment is dropped).
+pub fn unflatten(v: &[f32]) -> Vec<[Vec3; 2]> {
+    v.chunks_exact(6)
+        .map(|c| [Vec3::new(c[0], c[1], c[2]), Vec3::new(c[3], c[4], c[5])])
+        .collect()
+}
+
+/// Intersection segments of a checked scene, for drawing.
+#[derive(Debug, Clone, Default)]
+pub struct Segments {
+    /// Where two objects cross (pairs of endpoints).
+    pub pairs: Vec<[Vec3; 2]>,
+    /// Where an object crosses itself.
+    pub selves: Vec<[Vec3; 2]>,
+}
+
+/// The exact intersection segments of the pairs and self-collisions a report names.
+pub fn segments_for(scene: &Scene, report: &Report) -> Segments {
+    let mut out = Segments::default();
+    for p in &report.pairs {
+        let (Some(a), Some(b)) = (scene.find(&p.a), scene.find(&p.b)) else {
+            continue;
+        };
+        let (a, b) = (&scene.objects[a], &scene.objects[b]);
+        out.pairs
+            .extend(contact_segments(a.world(), b.world(), MAX_SEGMENTS));
+    }
+    for s in &report.self_collisions {
+        if let Some(i) = scene.find(&s.object) {
+            out.selves.extend(self_contact_segments(
+                scene.objects[i].world(),
+                MAX_SEGMENTS,
+            ));
+        }
+    }
+    out
+}
+
+/// One LDI fragment placed back in the world.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LdiPoint {
+    /// Where it is.
+    pub position: Vec3,
+    /// Its layer (0 = nearest) in its pixel.
+    pub layer: u32,
+    /// Its object.
+    pub object: u32,
+    /// Whether a back face made it.
+    pub back: bool,
+}
+
+/// The LDI of the whole scene along its longest axis at `resolution`, as world points
+/// (seed 000's "points"/"layers" display). `None` for an empty scene.
+pub fn ldi_points(scene: &Scene, resolution: u32) -> Option<(LdiView, Vec<LdiPoint>)> {
+    let region: Region = scene.bounds()?;
+    let mut view = LdiView::new(&region, ViewDesc::Auto, resolution).ok()?;
+    view.fit_depth(scene.objects.iter().flat_map(|o| o.aabb().corners()));
+    let inputs: Vec<RasterObject<'_>> = scene
+        .objects
+        .iter()
+        .enumerate()
+        .map(|(k, o)| RasterObject {
+            id: k as u32,
+            positions: &o.world().positions,
+            triangles: &o.world().triangles,
+        })
+        .collect();
+    let (ldi, _) = rasterize(&view, &inputs).ok()?;
+    let mut out = Vec::with_capacity(ldi.fragment_count().min(MAX_LDI_POINTS));
+    'pixels: for y in 0..ldi.height {
+        for x in 0..ldi.width {
+            for (layer, f) in ldi.at(x, y).iter().enumerate() {
+                if out.len() >= MAX_LDI_POINTS {
+                    break 'pixels;
+                }
+                let p = view.unproject(f64::from(x) + 0.5, f64::from(y) + 0.5, f64::from(f.depth));
+                out.push(LdiPoint {
+                    position: p.as_vec3(),
+                    layer: layer as u32,
+                    object: f.object(),
+                    back: f.is_back(),
+                });
+            }
+        }
+    }
+    Some((view, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collide::{check, CheckOptions};
+
+    fn stl(mesh: &Mesh) -> Vec<u8> {
+        let mut s = String::from("solid t\n");
+        for t in 0..mesh.triangles.len() {
+            s.push_str(" facet normal 0 0 0\n  outer loop\n");
+            for v in mesh.corners(t) {
+                s.push_str(&format!("   vertex {} {} {}\n", v.x, v.y, v.z));
+            }
+            s.push_str("  endloop\n endfacet\n");
+        }
+        s.push_str("endsolid t\n");
+        s.into_bytes()
+    }
+
+    fn cube_at(x: f32) -> Vec<u8> {
+        stl(&mesh::shapes::cuboid(
+            Vec3::new(x, 0.0, 0.0),
+            Vec3::new(x + 1.0, 1.0, 1.0),
+        ))
+    }
+
+    fn file(name: &str, bytes: Vec<u8>) -> InputFile {
+        InputFile {
+            name: name.into(),
+            bytes,
+        }
+    }
+
+    #[test]
+    fn scene_file_takes_meshes_from_the_other_files() {
+        let mut s = Session::new();
+        let scene = br#"{"objects": [
+            {"name": "left", "file": "meshes/a.stl"},
+            {"name": "right", "file": "a.stl", "world_from_object": [1,0,0,0, 0,1,0,0, 0,0,1,0, 0.5,0,0,1]}
+        ]}"#;
+        let out = s.load(&[
+            file("scene.json", scene.to_vec()),
+            file("a.stl", cube_at(0.0)),
+            file("a.mtl", b"newmtl x".to_vec()),
+        ]);
+        assert_eq!(out.added, vec!["left", "right"]);
+        assert!(out.errors.is_empty(), "{:?}", out.errors);
+        assert_eq!(out.notes.len(), 1, "{:?}", out.notes);
+        let r = check(&s.scene, &CheckOptions::default()).unwrap();
+        assert_eq!(r.pairs.len(), 1);
+        let seg = segments_for(&s.scene, &r);
+        assert!(!seg.pairs.is_empty());
+        // Every segment lies in the overlap slab x in [0.5, 1].
+        for [a, b] in &seg.pairs {
+            for p in [a, b] {
+                assert!(p.x > 0.5 - 1e-5 && p.x < 1.0 + 1e-5, "{p}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_file_leaves_the_scene_alone() {
+        let mut s = Session::new();
+        s.load(&[file("a.stl", cube_at(0.0))]);
+        let out = s.load(&[
+            file("broken.stl", b"solid x\n facet normal 0 0\n".to_vec()),
+            file("b.stl", cube_at(3.0)),
+            file(
+                "scene.json",
+                b"{\"objects\": [{\"name\": \"q\", \"file\": \"missing.stl\"}]}".to_vec(),
+            ),
+        ]);
+        assert_eq!(out.added, vec!["b"]);
+        assert_eq!(out.errors.len(), 2, "{:?}", out.errors);
+        assert!(out.errors.iter().any(|e| e.file == "broken.stl"));
+        assert!(out.errors.iter().any(|e| e.message.contains("missing.stl")));
+        let names: Vec<_> = s.scene.objects.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        // Same file again: a unique name.
+        let out = s.load(&[file("a.stl", cube_at(5.0))]);
+        assert_eq!(out.added, vec!["a (2)"]);
+    }
+
+    #[test]
+    fn moves_are_undoable_and_checked() {
+        let mut s = Session::new();
+        s.load(&[file("a.stl", cube_at(0.0)), file("b.stl", cube_at(3.0))]);
+        assert!(check(&s.scene, &CheckOptions::default())
+            .unwrap()
+            .pairs
+            .is_empty());
+        s.translate(1, Vec3::new(-2.5, 0.0, 0.0)).unwrap();
+        assert_eq!(
+            check(&s.scene, &CheckOptions::default())
+                .unwrap()
+                .pairs
+                .len(),
+            1
+        );
+        assert_eq!(s.undo(), Some(1));
+        assert!(check(&s.scene, &CheckOptions::default())
+            .unwrap()
+            .pairs
+            .is_empty());
+        assert_eq!(s.undo(), None);
+        assert!(matches!(
+            s.set_transform_by_name("b", &[1.0; 3]),
+            Err(ViewerError::TransformLength(3))
+        ));
+        assert!(matches!(
+            s.set_transform_by_name("nope", &[0.0; 16]),
+            Err(ViewerError::NoObject(_))
+        ));
+        // A singular matrix is refused and changes nothing.
+        assert!(s.set_transform_by_name("b", &[0.0; 16]).is_err());
+        assert_eq!(s.undo_depth(), 0);
+    }
+
+    #[test]
+    fn settings_parse_with_defaults_and_clear_errors() {
+        let s = CheckSettings::from_json("{}").unwrap();
+        assert_eq!(s, CheckSettings::default());
+        let o = CheckSettings::from_json(r#"{"mode": "volume", "resolution": 64, "axes": "x,z"}"#)
+            .unwrap()
+            .options()
+            .unwrap();
+        assert_eq!(o.resolution, 64);
+        assert_eq!(o.mode, crate::collide::Mode::Volume);
+        assert!(CheckSettings::from_json(r#"{"mode": "bogus"}"#)
+            .unwrap()
+            .options()
+            .is_err());
+        assert!(CheckSettings::from_json(r#"{"resolution": 0}"#)
+            .unwrap()
+            .options()
+            .is_err());
+        assert!(CheckSettings::from_json(r#"{"resolutoin": 3}"#).is_err());
+        let seg = vec![[Vec3::X, Vec3::Y], [Vec3::Z, Vec3::ONE]];
+        assert_eq!(unflatten(&flatten(&seg)), seg);
+    }
+
+    #[test]
+    fn ldi_points_lie_on_the_surfaces() {
+        let mut s = Session::new();
+        s.load(&[file("a.stl", cube_at(0.0))]);
+        let (_, pts) = ldi_points(&s.scene, 16).unwrap();
+        assert!(!pts.is_empty());
+        // Two layers per covered pixel of a cube (front and back), on its faces.
+        assert!(pts.iter().all(|p| p.layer < 2));
+        for p in &pts {
+            let q = p.position;
+            let on_face = [q.x, q.y, q.z]
+                .iter()
+                .any(|c| c.abs() < 1e-3 || (c - 1.0).abs() < 1e-3);
+            assert!(on_face, "{q}");
+        }
+    }
+}

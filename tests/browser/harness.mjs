@@ -1,0 +1,78 @@
+// Shared by the browser tests: a static server for dist/ and Chromium's flags
+// (shared/TOOLING.md: headless, closed network; WebGPU and canvas drawing on SwiftShader).
+
+import { createServer } from "node:http";
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
+
+export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+
+/** Headless, closed network. */
+export const BASE_ARGS = [
+  "--headless=new",
+  "--no-sandbox",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+/** WebGPU on SwiftShader, with canvas drawing. */
+export const WEBGPU_ARGS = [
+  "--enable-unsafe-webgpu",
+  "--use-angle=swiftshader",
+  "--enable-features=Vulkan",
+  "--use-vulkan=swiftshader",
+  "--enable-unsafe-swiftshader",
+];
+
+/** No WebGPU (Linux Chromium's default), WebGL2 on SwiftShader. */
+export const NO_WEBGPU_ARGS = ["--use-angle=swiftshader", "--enable-unsafe-swiftshader"];
+
+export const MIME = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".txt": "text/plain; charset=utf-8",
+};
+
+
+export /** Serves `root` on 127.0.0.1:<free port>. With `failWasm`, every .wasm answers 404. */
+async function serve(root, { failWasm = false } = {}) {
+  const server = createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? "/", "http://127.0.0.1");
+      let rel = decodeURIComponent(url.pathname);
+      if (rel.endsWith("/")) rel += "index.html";
+      const file = path.join(root, path.normalize(rel).replace(/^(\.\.[/\\])+/, ""));
+      if (!file.startsWith(root + path.sep) || (failWasm && file.endsWith(".wasm"))) {
+        throw Object.assign(new Error("not found"), { code: "ENOENT" });
+      }
+      if (!(await stat(file)).isFile()) throw Object.assign(new Error("dir"), { code: "ENOENT" });
+      const body = await readFile(file);
+      res.writeHead(200, {
+        "content-type": MIME[path.extname(file)] ?? "application/octet-stream",
+        "content-length": body.length,
+        "cache-control": "no-store",
+      });
+      res.end(req.method === "HEAD" ? undefined : body);
+    } catch (err) {
+      res.writeHead(err.code === "ENOENT" ? 404 : 500, { "content-type": "text/plain" });
+      res.end(err.code === "ENOENT" ? "not found" : String(err));
+    }
+  });
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
+}
+

@@ -1,0 +1,287 @@
+//! The viewer's renderer on lavapipe: red intersection edges appear where two objects cross
+//! (visible and, through an occluder, hidden), and nowhere on a separated scene; colliding
+//! objects are tinted. The same renderer draws the page's canvas (web_api.rs); the browser
+//! tests check the canvas too.
+
+#![cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::{Mutex, MutexGuard};
+
+use glam::{Vec2, Vec3};
+use ldiclash::collide::{check, CheckOptions};
+use ldiclash::mesh::shapes::cuboid;
+use ldiclash::viewer::camera::OrbitCamera;
+use ldiclash::viewer::render::{
+    palette, segment_vertices, Display, ObjectStyle, Renderer, EDGE_RED, TINT_PENETRATION,
+};
+use ldiclash::viewer::{segments_for, InputFile, Session};
+
+const SIZE: u32 = 256;
+
+fn lock() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn device() -> Option<(wgpu::Device, wgpu::Queue)> {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        let dir = std::env::temp_dir().join(format!("ldiclash-xdg-r{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        }
+        std::env::set_var("XDG_RUNTIME_DIR", dir);
+    }
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::VULKAN;
+    let instance = wgpu::Instance::new(desc);
+    let adapter =
+        match pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+        {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!(
+                    "SKIPPED: no Vulkan adapter ({e}); install mesa-vulkan-drivers (lavapipe)"
+                );
+                return None;
+            }
+        };
+    pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).ok()
+}
+
+fn stl(lo: Vec3, hi: Vec3) -> Vec<u8> {
+    let m = cuboid(lo, hi);
+    let mut s = String::from("solid b\n");
+    for t in 0..m.triangles.len() {
+        s.push_str("facet normal 0 0 0\nouter loop\n");
+        for v in m.corners(t) {
+            s.push_str(&format!("vertex {} {} {}\n", v.x, v.y, v.z));
+        }
+        s.push_str("endloop\nendfacet\n");
+    }
+    s.push_str("endsolid b\n");
+    s.into_bytes()
+}
+
+struct Frame {
+    rgba: Vec<u8>,
+}
+
+impl Frame {
+    fn red(&self, x: u32, y: u32) -> bool {
+        let i = ((y * SIZE + x) * 4) as usize;
+        let p = &self.rgba[i..i + 4];
+        p[0] > 200 && p[1] < 70 && p[2] < 70
+    }
+
+    fn red_count(&self) -> usize {
+        (0..SIZE)
+            .flat_map(|y| (0..SIZE).map(move |x| (x, y)))
+            .filter(|&(x, y)| self.red(x, y))
+            .count()
+    }
+
+    fn red_near(&self, p: Vec2, r: i32) -> bool {
+        (-r..=r).any(|dy| {
+            (-r..=r).any(|dx| {
+                let (x, y) = (p.x as i32 + dx, p.y as i32 + dy);
+                x >= 0
+                    && y >= 0
+                    && x < SIZE as i32
+                    && y < SIZE as i32
+                    && self.red(x as u32, y as u32)
+            })
+        })
+    }
+}
+
+/// Check the scene, draw it as the page does (tint + edges), read the pixels back.
+fn draw(session: &Session, camera: &OrbitCamera, display: &Display) -> Option<(Frame, usize)> {
+    let (device, queue) = device()?;
+    let report = check(&session.scene, &CheckOptions::default()).unwrap();
+    let segments = segments_for(&session.scene, &report);
+    let format = wgpu::TextureFormat::Rgba8Unorm;
+    let mut r = Renderer::new(&device, format);
+    let mut styles = Vec::new();
+    for (i, o) in session.scene.objects.iter().enumerate() {
+        r.set_mesh(
+            &device,
+            &queue,
+            i,
+            &o.world().positions,
+            &o.world().triangles,
+        );
+        let colliding = report.pairs.iter().any(|p| p.a == o.name || p.b == o.name);
+        styles.push(ObjectStyle {
+            color: palette(i),
+            tint: if colliding { TINT_PENETRATION } else { 0.0 },
+            selected: false,
+            ghost: false,
+            visible: true,
+        });
+    }
+    let mut edges = Vec::new();
+    segment_vertices(&segments.pairs, EDGE_RED, &mut edges);
+    r.set_edges(&device, &queue, &edges);
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("target"),
+        size: wgpu::Extent3d {
+            width: SIZE,
+            height: SIZE,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    r.draw(
+        &device,
+        &queue,
+        &view,
+        (SIZE, SIZE),
+        camera,
+        &styles,
+        display,
+    );
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: u64::from(SIZE * SIZE * 4),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    enc.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(SIZE * 4),
+                rows_per_image: Some(SIZE),
+            },
+        },
+        wgpu::Extent3d {
+            width: SIZE,
+            height: SIZE,
+            depth_or_array_layers: 1,
+        },
+    );
+    queue.submit([enc.finish()]);
+    buffer
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    device
+        .poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: None,
+        })
+        .unwrap();
+    let rgba = buffer.slice(..).get_mapped_range().unwrap().to_vec();
+    Some((Frame { rgba }, segments.pairs.len()))
+}
+
+fn scene(gap: f32, occluder: bool) -> Session {
+    let mut s = Session::new();
+    let mut files = vec![
+        InputFile {
+            name: "a.stl".into(),
+            bytes: stl(Vec3::ZERO, Vec3::ONE),
+        },
+        InputFile {
+            name: "b.stl".into(),
+            bytes: stl(
+                Vec3::new(0.6 + gap, 0.2, 0.2),
+                Vec3::new(1.6 + gap, 0.8, 1.4),
+            ),
+        },
+    ];
+    if occluder {
+        // A slab between the camera (on +y... see camera()) and the pair.
+        files.push(InputFile {
+            name: "wall.stl".into(),
+            bytes: stl(Vec3::new(-1.0, -1.5, -1.0), Vec3::new(3.0, -1.2, 2.5)),
+        });
+    }
+    let out = s.load(&files);
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    s
+}
+
+fn camera(session: &Session) -> OrbitCamera {
+    let mut c = OrbitCamera {
+        yaw: -std::f32::consts::FRAC_PI_2, // eye on -y, looking along +y
+        pitch: 0.35,
+        ..OrbitCamera::default()
+    };
+    let b = session.scene.bounds().unwrap();
+    c.scene_radius = (b.max - b.min).length() * 0.5;
+    c.fit(&b);
+    c
+}
+
+#[test]
+fn intersection_edges_are_red_where_objects_cross_and_absent_otherwise() {
+    let _g = lock();
+    let s = scene(0.0, false);
+    let cam = camera(&s);
+    let Some((frame, n)) = draw(&s, &cam, &Display::default()) else {
+        return;
+    };
+    assert!(n > 0, "the crossing boxes have intersection segments");
+    let red = frame.red_count();
+    assert!(red > 40, "{red} red pixels");
+    // The segment midpoints are drawn red (within 2 px; hidden ones are stippled, so allow
+    // a few misses there).
+    let report = check(&s.scene, &CheckOptions::default()).unwrap();
+    let seg = segments_for(&s.scene, &report);
+    let size = Vec2::splat(SIZE as f32);
+    let hits = seg
+        .pairs
+        .iter()
+        .filter(|[a, b]| {
+            let (p, _) = cam.to_screen((*a + *b) * 0.5, size).unwrap();
+            frame.red_near(p, 2)
+        })
+        .count();
+    assert!(
+        hits * 10 >= seg.pairs.len() * 8,
+        "{hits} of {} segment midpoints drawn red",
+        seg.pairs.len()
+    );
+
+    // Separated by a gap: nothing red at all (the tint is only for colliding objects).
+    let s = scene(0.5, false);
+    let (frame, n) = draw(&s, &camera(&s), &Display::default()).unwrap();
+    assert_eq!(n, 0);
+    assert_eq!(frame.red_count(), 0);
+}
+
+#[test]
+fn hidden_edges_show_through_an_occluder() {
+    let _g = lock();
+    let s = scene(0.0, true);
+    let cam = camera(&s);
+    let Some((with, _)) = draw(&s, &cam, &Display::default()) else {
+        return;
+    };
+    let (without, _) = draw(
+        &s,
+        &cam,
+        &Display {
+            hidden_edges: false,
+            ..Display::default()
+        },
+    )
+    .unwrap();
+    let (w, wo) = (with.red_count(), without.red_count());
+    // Behind the wall only the stippled hidden pass draws them.
+    assert!(w > 20, "hidden edges drawn: {w} red pixels");
+    assert!(wo < w / 4, "without hidden edges: {wo} vs {w}");
+}

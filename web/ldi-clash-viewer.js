@@ -1,0 +1,1123 @@
+// <ldi-clash-viewer>: the ldiclash collision viewer as a custom element (plain JS, shadow DOM,
+// no framework). The page (index.html) is this element full-screen; planning tools embed it
+// with one script tag:
+//
+//   <script type="module" src="https://…/ldi-clash-viewer.js"></script>
+//   <ldi-clash-viewer src="scene.json,meshes/a.stl,meshes/b.stl" backend="auto"></ldi-clash-viewer>
+//
+// Attributes: src (mesh or scene URLs, comma-separated), backend (auto|webgpu|cpu),
+//             resolution (pixels along each region's longest edge, default 256),
+//             mode (auto|volume|surface|self|exact|cullide|convex), controls ("none" hides the
+//             toolbar and side panel).
+// Methods:    load(files) -> Promise<{added, errors, notes}>   (File objects or {name, bytes})
+//             setTransform(name, matrix16)                       (column-major, like scene.json)
+//             check() -> Promise<report>                         (ldiclash check --json schema)
+//             clear(), fitAll(), screenshot() -> Promise<Blob>, report (last report or null)
+// Events:     load (detail: {added, errors, notes}), clash (detail: the report),
+//             error (detail: {message, file?}); all bubble and are composed.
+//
+// The work happens in Rust (wasm): drawing with wgpu on WebGPU or WebGL2, picking, camera,
+// checks on WebGPU or, on the CPU, in a Web Worker (clash-worker.js next to this file).
+
+const HERE = new URL(".", import.meta.url);
+const STEP_EXTENSIONS = ["step", "stp", "iges", "igs", "brep"];
+const MODES = ["auto", "volume", "surface", "self", "exact", "cullide", "convex"];
+
+let wasmPromise = null;
+/** The wasm bindings, loaded once per page (shared by every widget). */
+function loadWasm() {
+  wasmPromise ??= (async () => {
+    // On the trunk-built page, trunk's loader instantiates the module: wait for it rather
+    // than instantiating a second copy.
+    if (window.ldiclashTrunkPage) {
+      if (window.ldiclashLoadFailure !== undefined) throw window.ldiclashLoadFailure;
+      if (!window.wasmBindings) {
+        await new Promise((resolve, reject) => {
+          addEventListener(
+            "TrunkApplicationStarted",
+            (e) => (e.detail?.wasm instanceof Error ? reject(e.detail.wasm) : resolve()),
+            { once: true },
+          );
+          addEventListener("ldiclash:load-failed", (e) => reject(e.detail), { once: true });
+        });
+      }
+      return window.wasmBindings;
+    }
+    const m = await import(new URL("./ldiclash.js", HERE).href);
+    await m.default({ module_or_path: new URL("./ldiclash_bg.wasm", HERE) });
+    return m;
+  })();
+  return wasmPromise;
+}
+
+let stepWorker = null;
+let stepSeq = 0;
+/** Tessellate a STEP/IGES/BREP file with occt-import-js in a worker: binary STL bytes. */
+function tessellate(name, bytes) {
+  stepWorker ??= new Worker(new URL("./step-worker.js", HERE));
+  const id = ++stepSeq;
+  return new Promise((resolve, reject) => {
+    const onMessage = (e) => {
+      if (e.data.id !== id) return;
+      stepWorker.removeEventListener("message", onMessage);
+      e.data.ok ? resolve(new Uint8Array(e.data.stl)) : reject(new Error(e.data.error));
+    };
+    stepWorker.addEventListener("message", onMessage);
+    stepWorker.addEventListener(
+      "error",
+      (e) => reject(new Error(`the STEP reader failed to start: ${e.message ?? "no occt-import-js"}`)),
+      { once: true },
+    );
+    const copy = bytes.slice().buffer;
+    stepWorker.postMessage({ id, name, buffer: copy }, [copy]);
+  });
+}
+
+/** Talks to clash-worker.js; falls back to a CheckWorker on this thread. */
+class CheckClient {
+  constructor(wasm, onProgress) {
+    this.wasm = wasm;
+    this.seq = 0;
+    this.pending = new Map();
+    this.onProgress = onProgress;
+    try {
+      this.worker = new Worker(new URL("./clash-worker.js", HERE), { type: "module" });
+      this.worker.onmessage = (e) => {
+        const p = this.pending.get(e.data.id);
+        if (!p) return;
+        if (e.data.progress) return this.onProgress?.(e.data.progress);
+        this.pending.delete(e.data.id);
+        e.data.ok ? p.resolve(e.data) : p.reject(new Error(e.data.error));
+      };
+      this.worker.onerror = (e) => {
+        // A worker that cannot start (cross-origin embedding): check on this thread.
+        this.worker = null;
+        for (const p of this.pending.values()) p.reject(new Error(`check worker: ${e.message}`));
+        this.pending.clear();
+      };
+      this.inline = null;
+    } catch {
+      this.worker = null;
+    }
+    if (!this.worker) this.inline = new wasm.CheckWorker();
+    this.history = [];
+  }
+
+  get threaded() {
+    return this.worker !== null;
+  }
+
+  call(msg, transfer = []) {
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ ...msg, id }, transfer);
+    });
+  }
+
+  async load(names, datas) {
+    this.history.push({ names, datas });
+    if (!this.worker) return JSON.parse(this.inline.load(names, datas));
+    const buffers = datas.map((d) => d.slice().buffer);
+    return (await this.call({ op: "load", names, buffers }, buffers)).outcome;
+  }
+
+  async clear() {
+    this.history = [];
+    if (!this.worker) return this.inline.clear();
+    await this.call({ op: "clear" });
+  }
+
+  async check(names, matrices, settings) {
+    if (!this.worker) {
+      if (!this.inline) {
+        // The worker died after loads: rebuild its state here.
+        this.inline = new this.wasm.CheckWorker();
+        for (const h of this.history) this.inline.load(h.names, h.datas);
+      }
+      this.inline.set_transforms(names, matrices);
+      const report = this.inline.check(settings);
+      return { report, pairs: this.inline.pair_segments(), selves: this.inline.self_segments() };
+    }
+    return this.call({ op: "check", names, matrices, settings });
+  }
+}
+
+const STYLE = `
+:host { display: block; position: relative; min-height: 240px; font: 13px/1.4 system-ui, sans-serif;
+  color: #1d2330; background: #f4f5f7; overflow: hidden; contain: content; }
+.root { position: absolute; inset: 0; display: flex; }
+.stage { position: relative; flex: 1; min-width: 0; }
+canvas { position: absolute; inset: 0; width: 100%; height: 100%; touch-action: none; outline: none; display: block; }
+.toolbar { position: absolute; top: 8px; left: 8px; display: flex; flex-wrap: wrap; gap: 4px; z-index: 2; }
+button, select, input { font: inherit; }
+.toolbar button { border: 1px solid #c8ccd6; background: #fff; border-radius: 6px; padding: 3px 8px; cursor: pointer; }
+.toolbar button:hover { background: #eef1f7; }
+.toolbar .sep { width: 6px; }
+.panel { width: 290px; flex: none; overflow: auto; background: #fff; border-left: 1px solid #dde0e6; padding: 8px 10px; box-sizing: border-box; }
+.panel h2 { font-size: 12px; text-transform: uppercase; letter-spacing: .05em; color: #5b6475; margin: 12px 0 4px; }
+.panel h2:first-child { margin-top: 0; }
+.panel label { display: flex; align-items: center; justify-content: space-between; gap: 6px; margin: 3px 0; }
+.panel input[type=number] { width: 90px; }
+.panel select { max-width: 150px; }
+.xyz { display: flex; gap: 4px; } .xyz input { width: 78px !important; }
+ul { list-style: none; padding: 0; margin: 0; }
+li.item { padding: 3px 4px; border-radius: 4px; cursor: pointer; display: flex; gap: 6px; align-items: center; }
+li.item:hover { background: #eef1f7; } li.item.sel { background: #fff4d0; }
+.swatch { width: 10px; height: 10px; border-radius: 2px; flex: none; }
+.hit { color: #c21a1a; font-weight: 600; } .muted { color: #6b7385; }
+.num { font-variant-numeric: tabular-nums; }
+.badge { display: inline-block; padding: 1px 6px; border-radius: 8px; background: #e7ebf3; font-size: 11px; }
+.note { position: absolute; left: 8px; bottom: 8px; right: 8px; z-index: 2; pointer-events: none; }
+.note > div { display: inline-block; background: #fff8e1; border: 1px solid #f0d48a; border-radius: 6px; padding: 4px 8px; margin-top: 4px; pointer-events: auto; }
+.errors { position: absolute; top: 44px; left: 8px; right: 8px; z-index: 3; display: flex; flex-direction: column; gap: 4px; align-items: flex-start; }
+.errors > div { background: #fdecec; border: 1px solid #e7a3a3; color: #7a1212; border-radius: 6px; padding: 6px 28px 6px 8px; position: relative; max-width: 640px; white-space: pre-wrap; }
+.errors button { position: absolute; top: 2px; right: 4px; border: 0; background: none; cursor: pointer; font-size: 15px; }
+.progress { position: absolute; left: 0; right: 0; top: 0; height: 3px; z-index: 4; display: none; }
+.progress.on { display: block; } .progress > div { height: 100%; background: #2b6de0; width: 0; transition: width .1s; }
+.progress.indeterminate > div { width: 30%; animation: slide 1s infinite linear; }
+@keyframes slide { from { margin-left: -30%; } to { margin-left: 100%; } }
+.status { position: absolute; right: 8px; bottom: 8px; z-index: 2; background: rgba(255,255,255,.85); border-radius: 6px; padding: 2px 8px; }
+.help { position: absolute; inset: 0; background: rgba(20,24,32,.55); display: none; z-index: 5; align-items: center; justify-content: center; }
+.help.on { display: flex; }
+.help > div { background: #fff; border-radius: 10px; padding: 14px 18px; max-width: 560px; max-height: 90%; overflow: auto; }
+.help td { padding: 2px 10px 2px 0; } kbd { border: 1px solid #c8ccd6; border-radius: 4px; padding: 0 4px; background: #f7f8fa; }
+.drop { position: absolute; inset: 8px; border: 3px dashed #2b6de0; border-radius: 12px; background: rgba(43,109,224,.08); display: none; z-index: 6; align-items: center; justify-content: center; font-size: 18px; color: #1f4fa8; }
+.drop.on { display: flex; }
+.empty { position: absolute; inset: 0; display: none; align-items: center; justify-content: center; color: #6b7385; text-align: center; pointer-events: none; }
+.empty.on { display: flex; }
+:host([controls=none]) .panel, :host([controls=none]) .toolbar { display: none; }
+@media (max-width: 700px) { .panel { position: absolute; right: 0; top: 0; bottom: 0; transform: translateX(100%); transition: transform .2s; z-index: 4; } .panel.open { transform: none; } }
+`;
+
+const HTML = `
+<div class="root">
+  <div class="stage">
+    <canvas tabindex="0" aria-label="3D view of the scene"></canvas>
+    <div class="progress"><div></div></div>
+    <div class="toolbar" part="toolbar">
+      <button data-act="open" title="Open files (STL, OBJ, PLY, OFF, glTF/GLB, 3MF, STEP/IGES, scene.json)">Open…</button>
+      <button data-act="fit" title="Fit all (Home)">Fit</button>
+      <button data-act="+x" title="View from +X">+X</button><button data-act="-x" title="View from −X">−X</button>
+      <button data-act="+y" title="View from +Y">+Y</button><button data-act="-y" title="View from −Y">−Y</button>
+      <button data-act="+z" title="View from above">Top</button>
+      <span class="sep"></span>
+      <button data-act="undo" title="Undo move (Ctrl+Z)">Undo</button>
+      <button data-act="check" title="Check now">Check</button>
+      <button data-act="json" title="Export the report as JSON (j)">JSON</button>
+      <button data-act="png" title="Screenshot as PNG (i)">PNG</button>
+      <button data-act="panel" title="Side panel">☰</button>
+      <button data-act="help" title="Help (h or ?)">?</button>
+    </div>
+    <div class="errors" role="alert" aria-live="assertive"></div>
+    <div class="note"></div>
+    <div class="status num" aria-live="polite"></div>
+    <div class="empty"><div>Drop meshes or a scene here<br><span class="muted">STL · OBJ · PLY · OFF · glTF/GLB · 3MF · STEP/IGES · scene.json</span></div></div>
+    <div class="drop">Drop to add to the scene</div>
+    <div class="help" role="dialog" aria-label="Help"><div>
+      <h3 style="margin-top:0">ldiclash — keys and mouse</h3>
+      <table>
+        <tr><td>Left drag</td><td>orbit; on the selected object: move it in the view plane</td></tr>
+        <tr><td><kbd>Shift</kbd> + drag object</td><td>move along the main world axis of the motion</td></tr>
+        <tr><td>Middle drag</td><td>move the object under the cursor</td></tr>
+        <tr><td>Right drag / <kbd>Ctrl</kbd> + drag</td><td>pan</td></tr>
+        <tr><td>Wheel / pinch</td><td>zoom</td></tr>
+        <tr><td>Click / double-click</td><td>select / focus on the point</td></tr>
+        <tr><td><kbd>c</kbd></td><td>collision detection on/off</td></tr>
+        <tr><td><kbd>v</kbd></td><td>self-collision on/off</td></tr>
+        <tr><td><kbd>b</kbd></td><td>bounding boxes on/off</td></tr>
+        <tr><td><kbd>m</kbd></td><td>display mode: solid / x-ray of non-colliding parts</td></tr>
+        <tr><td><kbd>e</kbd></td><td>hidden intersection edges on/off</td></tr>
+        <tr><td><kbd>t</kbd></td><td>LDI view: off / points / layers</td></tr>
+        <tr><td><kbd>/</kbd></td><td>backend: WebGPU / CPU (wasm SIMD)</td></tr>
+        <tr><td><kbd>w</kbd> <kbd>a</kbd> <kbd>s</kbd> <kbd>d</kbd> <kbd>r</kbd> <kbd>f</kbd></td><td>camera forward / left / back / right / up / down</td></tr>
+        <tr><td><kbd>Home</kbd>, <kbd>1</kbd> <kbd>3</kbd> <kbd>7</kbd></td><td>fit all; front / right / top view (<kbd>Ctrl</kbd>: opposite)</td></tr>
+        <tr><td>arrows</td><td>nudge the selected object (<kbd>PgUp</kbd>/<kbd>PgDn</kbd>: z)</td></tr>
+        <tr><td><kbd>Ctrl</kbd>+<kbd>Z</kbd></td><td>undo move</td></tr>
+        <tr><td><kbd>j</kbd> / <kbd>i</kbd></td><td>export report JSON / screenshot PNG</td></tr>
+        <tr><td><kbd>Esc</kbd></td><td>deselect, close this help</td></tr>
+      </table>
+    </div></div>
+  </div>
+  <aside class="panel" part="panel">
+    <h2>Check</h2>
+    <label>Backend <select name="backend"><option value="auto">auto</option><option value="webgpu">WebGPU</option><option value="cpu">CPU (wasm SIMD)</option></select></label>
+    <label>Mode <select name="mode">${MODES.map((m) => `<option>${m}</option>`).join("")}</select></label>
+    <label>Resolution <input name="resolution" type="number" min="8" max="4096" step="8" value="256"></label>
+    <label>ε (blank: 1 pixel) <input name="epsilon" type="number" min="0" step="any" placeholder="auto"></label>
+    <label>Collision detection (c) <input name="collide" type="checkbox" checked></label>
+    <label>Self-collision (v) <input name="self" type="checkbox" checked></label>
+    <div class="muted" data-out="backend"></div>
+    <h2>Display</h2>
+    <label>Hidden intersection edges (e) <input name="hidden_edges" type="checkbox" checked></label>
+    <label>X-ray non-colliding (m) <input name="xray" type="checkbox"></label>
+    <label>Bounding boxes (b) <input name="boxes" type="checkbox"></label>
+    <label>LDI view (t) <select name="ldi"><option value="off">off</option><option value="points">points</option><option value="layers">layers</option></select></label>
+    <label>LDI view resolution <input name="ldi_resolution" type="number" min="8" max="1024" step="8" value="128"></label>
+    <h2>Selected</h2>
+    <div data-out="selected" class="muted">Click an object.</div>
+    <div class="xyz" hidden><input name="tx" type="number" step="any" aria-label="x"><input name="ty" type="number" step="any" aria-label="y"><input name="tz" type="number" step="any" aria-label="z"></div>
+    <h2>Results</h2>
+    <ul data-out="results"><li class="muted">No check yet.</li></ul>
+    <h2>Objects</h2>
+    <ul data-out="objects"></ul>
+    <h2>Timings</h2>
+    <div data-out="timings" class="muted num"></div>
+  </aside>
+</div>
+<input type="file" multiple hidden accept=".stl,.obj,.mtl,.ply,.off,.gltf,.glb,.bin,.3mf,.json,.step,.stp,.iges,.igs,.brep">
+`;
+
+function fmt(x, digits = 4) {
+  if (x === null || x === undefined || Number.isNaN(x)) return "—";
+  const a = Math.abs(x);
+  return a !== 0 && (a < 1e-3 || a >= 1e6) ? x.toExponential(2) : x.toFixed(digits).replace(/\.?0+$/, "");
+}
+
+async function toInputs(files) {
+  const list = Array.from(files ?? []);
+  const out = [];
+  for (const f of list) {
+    if (typeof File !== "undefined" && f instanceof Blob) {
+      out.push({ name: f.webkitRelativePath || f.name, bytes: new Uint8Array(await f.arrayBuffer()) });
+    } else if (f && typeof f.name === "string" && f.bytes !== undefined) {
+      const b = f.bytes;
+      const bytes =
+        b instanceof Uint8Array ? b : b instanceof ArrayBuffer ? new Uint8Array(b)
+          : ArrayBuffer.isView(b) ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
+            : typeof b === "string" ? new TextEncoder().encode(b) : null;
+      if (!bytes) throw new TypeError(`load(): '${f.name}': bytes must be a Uint8Array, ArrayBuffer or string`);
+      out.push({ name: f.name, bytes });
+    } else {
+      throw new TypeError("load() takes File objects or {name, bytes} objects");
+    }
+  }
+  return out;
+}
+
+export class LdiClashViewer extends HTMLElement {
+  static get observedAttributes() {
+    return ["src", "backend", "resolution", "mode"];
+  }
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: "open" });
+    this.shadowRoot.innerHTML = `<style>${STYLE}</style>${HTML}`;
+    const $ = (s) => this.shadowRoot.querySelector(s);
+    this.$ = $;
+    this.canvas = $("canvas");
+    this.viewer = null;
+    this.checker = null;
+    this._report = null;
+    this._ready = null;
+    this._chain = null;
+    this._queued = false;
+    this._sceneGen = 0;
+    this._dirty = true;
+    this._collide = true;
+    this._backend = "auto";
+    this._srcLoaded = null;
+  }
+
+  /** The last report (the `ldiclash check --json` schema), or null. */
+  get report() {
+    return this._report;
+  }
+
+  /** Resolves when the wasm module and the 3D view are up. */
+  get ready() {
+    return this._ready;
+  }
+
+  connectedCallback() {
+    this._ready ??= this._start().catch((err) => {
+      this._error(`ldiclash could not start: ${err?.message ?? err}`);
+      throw err;
+    });
+    this._ready.catch(() => {});
+  }
+
+  disconnectedCallback() {
+    this._resizeObserver?.disconnect();
+    cancelAnimationFrame(this._raf);
+    this._raf = 0;
+  }
+
+  attributeChangedCallback(name, _old, value) {
+    if (!this.viewer) return;
+    if (name === "src") this._loadSrc(value);
+    if (name === "backend") this._setBackend(value || "auto");
+    if (name === "resolution") this._field("resolution").value = value || 256;
+    if (name === "mode") this._field("mode").value = MODES.includes(value) ? value : "auto";
+    if (name === "resolution" || name === "mode") this._scheduleCheck();
+  }
+
+  _field(name) {
+    return this.shadowRoot.querySelector(`[name="${name}"]`);
+  }
+
+  async _start() {
+    const wasm = await loadWasm();
+    this.wasm = wasm;
+    this._backend = this.getAttribute("backend") || "auto";
+    this._field("backend").value = ["auto", "webgpu", "cpu"].includes(this._backend) ? this._backend : "auto";
+    if (this.hasAttribute("resolution")) this._field("resolution").value = this.getAttribute("resolution");
+    if (MODES.includes(this.getAttribute("mode"))) this._field("mode").value = this.getAttribute("mode");
+    this._sizeCanvas();
+    this.viewer = await wasm.WebViewer.create(this.canvas, this._backend === "cpu" ? "cpu" : "auto");
+    this.checker = new CheckClient(wasm, (p) => this._progress(p.done / Math.max(1, p.total), `Checking ${p.what}…`));
+    this._resizeObserver = new ResizeObserver(() => {
+      this._sizeCanvas();
+      this.viewer.resize(this.canvas.width, this.canvas.height);
+      this._redraw();
+    });
+    this._resizeObserver.observe(this.canvas);
+    this._wireUi();
+    this._wirePointer();
+    this._wireKeys();
+    this._notes();
+    this._refreshLists();
+    this._redraw();
+    const src = this.getAttribute("src");
+    if (src) await this._loadSrc(src);
+    this._updateEmpty();
+  }
+
+  _sizeCanvas() {
+    const dpr = Math.min(window.devicePixelRatio || 1, 2);
+    const r = this.canvas.getBoundingClientRect();
+    this.canvas.width = Math.max(1, Math.round(r.width * dpr));
+    this.canvas.height = Math.max(1, Math.round(r.height * dpr));
+  }
+
+  _px(e) {
+    const r = this.canvas.getBoundingClientRect();
+    return [((e.clientX - r.left) * this.canvas.width) / r.width, ((e.clientY - r.top) * this.canvas.height) / r.height];
+  }
+
+  // --- public API ------------------------------------------------------------------------
+
+  /** Add files to the scene: File objects (a drop, a picker) or {name, bytes} objects. */
+  async load(files) {
+    await this._ready;
+    return this._load(files);
+  }
+
+  async _load(files) {
+    const inputs = await toInputs(files);
+    const names = [];
+    const datas = [];
+    const failed = [];
+    let k = 0;
+    for (const f of inputs) {
+      this._progress(k++ / inputs.length, `Reading ${f.name}…`);
+      const ext = f.name.split(".").pop().toLowerCase();
+      if (STEP_EXTENSIONS.includes(ext)) {
+        try {
+          this._progress(k / inputs.length, `Tessellating ${f.name} (OpenCascade)…`, true);
+          const stl = await tessellate(f.name, f.bytes);
+          names.push(`${f.name}.stl`);
+          datas.push(stl);
+        } catch (err) {
+          failed.push({ file: f.name, message: err.message });
+        }
+        continue;
+      }
+      names.push(f.name);
+      datas.push(f.bytes);
+    }
+    let outcome = { added: [], errors: [], notes: [] };
+    if (names.length) {
+      this._progress(1, "Building the scene…", true);
+      await new Promise((r) => setTimeout(r, 0));
+      outcome = JSON.parse(this.viewer.load(names, datas));
+      if (outcome.added.length) this._sceneGen++;
+      if (outcome.added.length) await this.checker.load(names, datas);
+    }
+    outcome.errors.push(...failed);
+    this._progress(null);
+    for (const e of outcome.errors) this._error(`${e.file}: ${e.message}`, e.file);
+    this._refreshLists();
+    this._updateEmpty();
+    this._redraw();
+    this._emit("load", outcome);
+    if (outcome.added.length) this._scheduleCheck();
+    return outcome;
+  }
+
+  /** Place object `name` by a column-major 4×4 (16 numbers, as scene.json's world_from_object). */
+  setTransform(name, matrix) {
+    if (!this.viewer) throw new Error("ldi-clash-viewer is not ready yet: await element.ready");
+    const m = Array.from(matrix ?? []);
+    this.viewer.set_transform(String(name), new Float64Array(m));
+    this._afterMove();
+  }
+
+  /** Run a check now; resolves with the report (same schema as `ldiclash check --json`). */
+  async check() {
+    await this._ready;
+    return this._runCheck();
+  }
+
+  /** Remove every object. */
+  async clear() {
+    await this._ready;
+    return this._clear();
+  }
+
+  async _clear() {
+    this._sceneGen++;
+    this.viewer.clear();
+    await this.checker.clear();
+    this._report = null;
+    this._refreshLists();
+    this._renderResults();
+    this._updateEmpty();
+    this._redraw();
+  }
+
+  fitAll() {
+    this.viewer?.fit_all();
+    this._redraw();
+  }
+
+  /** A PNG of the view. */
+  screenshot() {
+    return new Promise((resolve, reject) => {
+      try {
+        // Draw and read back in the same task (a WebGPU canvas is valid until it is shown).
+        this.viewer.render();
+        this.canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("the canvas gave no image"))), "image/png");
+      } catch (err) {
+        reject(err);
+      }
+    });
+  }
+
+  // --- checks ----------------------------------------------------------------------------
+
+  _settings() {
+    const eps = this._field("epsilon").value;
+    const mode = this._field("mode").value;
+    return JSON.stringify({
+      mode,
+      resolution: Math.max(1, Math.min(4096, Number(this._field("resolution").value) || 256)),
+      epsilon: eps === "" ? null : Number(eps),
+      self_check: this._field("self").checked,
+    });
+  }
+
+  _useGpu() {
+    return this._backend !== "cpu" && this.viewer.compute_backend() === "webgpu";
+  }
+
+  /** Queue a check of the scene as it will be when the running one ends (coalesced: any
+   * number of changes during a check cost one more check). */
+  _scheduleCheck() {
+    if (!this._collide || !this.viewer || this._queued) return;
+    this._queued = true;
+    this._chain = (this._chain ?? Promise.resolve())
+      .catch(() => {})
+      .then(() => {
+        this._queued = false;
+        return this._collide ? this._doCheck() : null;
+      });
+    this._chain.catch(() => {});
+  }
+
+  /** A fresh check after any running one; resolves with its report. */
+  async _runCheck() {
+    for (;;) {
+      const run = (this._chain ?? Promise.resolve()).catch(() => {}).then(() => this._doCheck());
+      this._chain = run;
+      const report = await run;
+      if (report) return report;
+      // The objects changed while it ran (a load or clear): check again.
+    }
+  }
+
+  /** One check; null when the scene's objects changed meanwhile (its result is dropped). */
+  async _doCheck() {
+    const gen = this._sceneGen;
+    const t0 = performance.now();
+    const busy = setTimeout(() => this._progress(0, "Checking…", true), 150);
+    try {
+      const settings = this._settings();
+      let result;
+      if (this._useGpu()) {
+        const job = this.viewer.gpu_job(settings);
+        const r = await this.wasm.run_gpu_check(job);
+        if (gen !== this._sceneGen) return null;
+        this.viewer.apply_check(r);
+        result = { report: r.report };
+      } else {
+        const [names, matrices] = this.viewer.transforms();
+        result = await this.checker.check(names, matrices, settings);
+        if (gen !== this._sceneGen) return null;
+        this.viewer.apply_result(result.report, result.pairs, result.selves);
+      }
+      const report = JSON.parse(result.report);
+      this._report = report;
+      this._lastMs = performance.now() - t0;
+      this._renderResults();
+      this._redraw();
+      this._emit("clash", report);
+      return report;
+    } catch (err) {
+      this._error(`Check failed: ${err?.message ?? err}`);
+      throw err;
+    } finally {
+      clearTimeout(busy);
+      this._progress(null);
+    }
+  }
+
+  _setBackend(b) {
+    this._backend = ["auto", "webgpu", "cpu"].includes(b) ? b : "auto";
+    this._field("backend").value = this._backend;
+    this._notes();
+    this._scheduleCheck();
+  }
+
+  _notes() {
+    const note = this.$(".note");
+    note.textContent = "";
+    const lines = [];
+    const vnotes = this.viewer.notes();
+    if (vnotes) lines.push(vnotes);
+    if (this._backend === "webgpu" && this.viewer.compute_backend() !== "webgpu") {
+      lines.push("WebGPU was asked for but is not available: checks run on the CPU.");
+    }
+    if (!this.checker.threaded && !this._useGpu()) {
+      lines.push("No Web Worker here: CPU checks run on the page's thread.");
+    }
+    for (const l of lines) {
+      const d = document.createElement("div");
+      d.textContent = l;
+      note.append(d);
+    }
+    const adapter = this.viewer.adapter();
+    this.$('[data-out="backend"]').textContent =
+      `Checks: ${this._useGpu() ? `WebGPU (${(adapter ?? "").replace(/^\s*\(/, "(") || "adapter"})` : `CPU, wasm SIMD${this.checker.threaded ? ", in a worker" : ""}`} · drawing: ${this.viewer.render_backend()}`;
+  }
+
+  // --- display ---------------------------------------------------------------------------
+
+  _redraw() {
+    this._dirty = true;
+    if (this._raf || !this.isConnected) return;
+    this._raf = requestAnimationFrame(() => {
+      this._raf = 0;
+      if (!this._dirty || !this.viewer) return;
+      this._dirty = false;
+      try {
+        this.viewer.render();
+      } catch (err) {
+        this._error(`Drawing failed: ${err?.message ?? err}`);
+      }
+    });
+  }
+
+  _progress(fraction, text, indeterminate = false) {
+    const bar = this.$(".progress");
+    const status = this.$(".status");
+    if (fraction === null) {
+      bar.classList.remove("on", "indeterminate");
+      this._status();
+      return;
+    }
+    bar.classList.add("on");
+    bar.classList.toggle("indeterminate", indeterminate);
+    bar.firstElementChild.style.width = indeterminate ? "" : `${Math.round(fraction * 100)}%`;
+    status.textContent = text;
+  }
+
+  _status() {
+    const r = this._report;
+    const status = this.$(".status");
+    if (!r) {
+      status.textContent = "";
+      return;
+    }
+    const hits = r.pairs.length + r.self.length;
+    status.textContent = `${hits ? `${r.pairs.length} colliding pair(s), ${r.self.length} self` : "no collisions"} · ${fmt(r.timings_ms?.total ?? 0, 1)} ms (${r.backend})`;
+  }
+
+  _updateEmpty() {
+    this.$(".empty").classList.toggle("on", !!this.viewer && JSON.parse(this.viewer.objects()).length === 0);
+  }
+
+  _error(message, file) {
+    const box = document.createElement("div");
+    box.textContent = message;
+    const close = document.createElement("button");
+    close.textContent = "×";
+    close.title = "Dismiss";
+    close.onclick = () => box.remove();
+    box.append(close);
+    this.$(".errors").append(box);
+    setTimeout(() => box.remove(), 20000);
+    this._emit("error", file ? { message, file } : { message });
+  }
+
+  _emit(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+
+  _refreshLists() {
+    const list = this.$('[data-out="objects"]');
+    list.textContent = "";
+    const objects = JSON.parse(this.viewer.objects());
+    const sel = this.viewer.selected();
+    objects.forEach((o, i) => {
+      const li = document.createElement("li");
+      li.className = `item${i === sel ? " sel" : ""}`;
+      li.innerHTML = `<span class="swatch"></span><input type="checkbox" title="visible"><span class="name"></span><span class="muted num"></span>`;
+      li.querySelector(".swatch").style.background = o.colour;
+      li.querySelector(".name").textContent = o.name;
+      li.querySelector(".muted").textContent = `${o.triangles.toLocaleString()} ▲${o.closed ? "" : " open"}`;
+      const cb = li.querySelector("input");
+      cb.checked = !o.hidden;
+      cb.onclick = (e) => {
+        e.stopPropagation();
+        this.viewer.set_hidden(i, !cb.checked);
+        this._redraw();
+      };
+      li.onclick = () => this._select(i);
+      list.append(li);
+    });
+    this._renderSelected(objects);
+  }
+
+  _select(i) {
+    this.viewer.select(i);
+    this._refreshLists();
+    this._redraw();
+  }
+
+  _renderSelected(objects = JSON.parse(this.viewer.objects())) {
+    const i = this.viewer.selected();
+    const out = this.$('[data-out="selected"]');
+    const xyz = this.$(".xyz");
+    if (i < 0) {
+      out.textContent = "Click an object.";
+      xyz.hidden = true;
+      return;
+    }
+    const o = objects[i];
+    out.textContent = `${o.name} — origin at (x, y, z):`;
+    xyz.hidden = false;
+    ["tx", "ty", "tz"].forEach((n, k) => {
+      const f = this._field(n);
+      if (this.shadowRoot.activeElement !== f) f.value = +o.translation[k].toPrecision(7);
+    });
+  }
+
+  _renderResults() {
+    const ul = this.$('[data-out="results"]');
+    ul.textContent = "";
+    const r = this._report;
+    this._status();
+    if (!r) {
+      ul.innerHTML = `<li class="muted">No check yet.</li>`;
+      return;
+    }
+    for (const w of r.warnings ?? []) {
+      const li = document.createElement("li");
+      li.className = "muted";
+      li.textContent = `⚠ ${w}`;
+      ul.append(li);
+    }
+    if (r.pairs.length + r.self.length === 0) {
+      const li = document.createElement("li");
+      li.className = "muted";
+      li.textContent = "No collisions.";
+      ul.append(li);
+    }
+    for (const p of r.pairs) {
+      const li = document.createElement("li");
+      li.className = "item";
+      const vol = p.volume !== null && p.volume !== undefined ? ` vol ${fmt(p.volume)}` : "";
+      const depth = p.depth !== null && p.depth !== undefined ? ` depth ${fmt(p.depth)}` : "";
+      li.innerHTML = `<span class="hit">●</span><span></span>`;
+      li.lastChild.textContent = `${p.a} ↔ ${p.b} · ${p.kind}${vol}${depth}`;
+      li.onclick = () => this._focus(p.overlap_box, [p.a, p.b]);
+      ul.append(li);
+    }
+    for (const s of r.self) {
+      const li = document.createElement("li");
+      li.className = "item";
+      li.innerHTML = `<span style="color:#e07800">●</span><span></span>`;
+      li.lastChild.textContent = `${s.object} crosses itself · vol ${fmt(s.volume)} · depth ${fmt(s.depth)}`;
+      li.onclick = () => this._focusObject(s.object);
+      ul.append(li);
+    }
+    const t = r.timings_ms ?? {};
+    const rows = Object.entries(t).map(([k, v]) => `${k}: ${fmt(v, 2)} ms`);
+    if (r.gpu?.timings_ms) rows.push(...Object.entries(r.gpu.timings_ms).map(([k, v]) => `gpu ${k}: ${fmt(v, 2)} ms`));
+    rows.push(`fragments: ${(r.stats?.fragments ?? 0).toLocaleString()}`, `LDIs: ${r.stats?.ldis ?? 0}`, `round trip: ${fmt(this._lastMs ?? 0, 1)} ms`);
+    this.$('[data-out="timings"]').textContent = rows.join("\n");
+    this.$('[data-out="timings"]').style.whiteSpace = "pre";
+  }
+
+  _focus(box, names) {
+    if (box) this.viewer.focus_box(new Float32Array(box[0]), new Float32Array(box[1]));
+    else if (names) this._focusObject(names[0]);
+    this._redraw();
+  }
+
+  _focusObject(name) {
+    const objects = JSON.parse(this.viewer.objects());
+    const o = objects.find((x) => x.name === name);
+    if (o) this.viewer.focus_box(new Float32Array(o.min), new Float32Array(o.max));
+    this._redraw();
+  }
+
+  _afterMove() {
+    this._renderSelected();
+    this._redraw();
+    this._scheduleCheck();
+  }
+
+  // --- input -----------------------------------------------------------------------------
+
+  _wireUi() {
+    const root = this.shadowRoot;
+    const picker = root.querySelector("input[type=file]");
+    picker.onchange = () => {
+      const files = Array.from(picker.files);
+      picker.value = "";
+      this.load(files).catch((err) => this._error(err.message));
+    };
+    root.querySelector(".toolbar").onclick = (e) => {
+      const act = e.target?.dataset?.act;
+      if (!act) return;
+      this._action(act);
+    };
+    const on = (name, f) => this._field(name).addEventListener("change", f);
+    on("backend", () => this._setBackend(this._field("backend").value));
+    for (const n of ["mode", "resolution", "epsilon", "self"]) on(n, () => this._scheduleCheck());
+    on("collide", () => this._setCollide(this._field("collide").checked));
+    for (const n of ["hidden_edges", "xray", "boxes"]) {
+      on(n, () => {
+        this.viewer.set_display(JSON.stringify({ [n]: this._field(n).checked }));
+        this._redraw();
+      });
+    }
+    on("ldi", () => this._setLdi(this._field("ldi").value));
+    on("ldi_resolution", () => {
+      this.viewer.set_display(JSON.stringify({ ldi_resolution: Number(this._field("ldi_resolution").value) || 128 }));
+      this._redraw();
+    });
+    for (const n of ["tx", "ty", "tz"]) {
+      on(n, () => {
+        const i = this.viewer.selected();
+        if (i < 0) return;
+        const v = ["tx", "ty", "tz"].map((k) => Number(this._field(k).value));
+        try {
+          this.viewer.set_translation(i, v[0], v[1], v[2]);
+          this._afterMove();
+        } catch (err) {
+          this._error(err.message);
+        }
+      });
+    }
+    // Drag and drop onto the widget.
+    const drop = root.querySelector(".drop");
+    this.addEventListener("dragover", (e) => {
+      if (!e.dataTransfer?.types?.includes("Files")) return;
+      e.preventDefault();
+      drop.classList.add("on");
+    });
+    this.addEventListener("dragleave", (e) => {
+      if (e.target === this) drop.classList.remove("on");
+    });
+    this.addEventListener("drop", (e) => {
+      drop.classList.remove("on");
+      if (!e.dataTransfer?.files?.length) return;
+      e.preventDefault();
+      e.stopPropagation();
+      this.load(e.dataTransfer.files).catch((err) => this._error(err.message));
+    });
+  }
+
+  _setCollide(on) {
+    this._collide = on;
+    this._field("collide").checked = on;
+    if (on) this._scheduleCheck();
+    else {
+      this.viewer.set_no_result();
+      this._report = null;
+      this._renderResults();
+      this._redraw();
+    }
+  }
+
+  _setLdi(mode) {
+    this._field("ldi").value = mode;
+    this._progress(0, "Building the LDI view…", true);
+    setTimeout(() => {
+      try {
+        this.viewer.set_display(JSON.stringify({ ldi: mode }));
+        this.viewer.render();
+      } catch (err) {
+        this._error(err.message);
+      }
+      this._progress(null);
+    }, 0);
+  }
+
+  async _action(act) {
+    try {
+      switch (act) {
+        case "open":
+          this.shadowRoot.querySelector("input[type=file]").click();
+          break;
+        case "fit":
+          this.fitAll();
+          break;
+        case "+x": case "-x": case "+y": case "-y": case "+z": case "-z":
+          this.viewer.axis_view(act);
+          this._redraw();
+          break;
+        case "undo":
+          if (this.viewer.undo() >= 0) this._afterMove();
+          break;
+        case "check":
+          await this.check();
+          break;
+        case "json":
+          this._download(new Blob([JSON.stringify(this._report ?? (await this.check()), null, 2)], { type: "application/json" }), "ldiclash-report.json");
+          break;
+        case "png":
+          this._download(await this.screenshot(), "ldiclash.png");
+          break;
+        case "panel":
+          this.$(".panel").classList.toggle("open");
+          break;
+        case "help":
+          this.$(".help").classList.toggle("on");
+          break;
+      }
+    } catch (err) {
+      this._error(err?.message ?? String(err));
+    }
+  }
+
+  _download(blob, name) {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = name;
+    this.shadowRoot.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  }
+
+  _wirePointer() {
+    const c = this.canvas;
+    const pointers = new Map();
+    let gesture = null; // {kind: orbit|pan|move, x, y, moved}
+    let pinch = null;
+    c.addEventListener("contextmenu", (e) => e.preventDefault());
+    c.addEventListener("pointerdown", (e) => {
+      c.focus();
+      c.setPointerCapture(e.pointerId);
+      pointers.set(e.pointerId, this._px(e));
+      if (pointers.size === 2) {
+        const [a, b] = [...pointers.values()];
+        pinch = { d: Math.hypot(a[0] - b[0], a[1] - b[1]), mid: [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] };
+        if (gesture?.kind === "move") this.viewer.drag_end();
+        gesture = null;
+        return;
+      }
+      const [x, y] = this._px(e);
+      let kind = "orbit";
+      if (e.button === 2 || (e.button === 0 && (e.ctrlKey || e.metaKey))) kind = "pan";
+      else if (e.button === 1) kind = "move";
+      else if (e.button === 0 && this.viewer.selected() >= 0 && this.viewer.pick(x, y) === this.viewer.selected()) kind = "move";
+      if (kind === "move") {
+        if (!this.viewer.drag_begin(x, y)) kind = "orbit";
+        else this._refreshLists();
+      }
+      gesture = { kind, x, y, x0: x, y0: y, moved: false };
+      e.preventDefault();
+    });
+    c.addEventListener("pointermove", (e) => {
+      if (!pointers.has(e.pointerId)) return;
+      const p = this._px(e);
+      pointers.set(e.pointerId, p);
+      if (pinch && pointers.size === 2) {
+        const [a, b] = [...pointers.values()];
+        const d = Math.hypot(a[0] - b[0], a[1] - b[1]);
+        const mid = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
+        if (d > 0 && pinch.d > 0) this.viewer.zoom(pinch.d / d);
+        this.viewer.pan(mid[0] - pinch.mid[0], mid[1] - pinch.mid[1]);
+        pinch = { d, mid };
+        this._redraw();
+        return;
+      }
+      if (!gesture) return;
+      const [x, y] = p;
+      const dx = x - gesture.x;
+      const dy = y - gesture.y;
+      if (Math.hypot(x - gesture.x0, y - gesture.y0) > 3) gesture.moved = true;
+      gesture.x = x;
+      gesture.y = y;
+      if (gesture.kind === "orbit") this.viewer.orbit(dx, dy);
+      else if (gesture.kind === "pan") this.viewer.pan(dx, dy);
+      else if (gesture.kind === "move") {
+        try {
+          this.viewer.drag_to(x, y, e.shiftKey);
+        } catch (err) {
+          this._error(err.message);
+        }
+        this._afterMove();
+        return;
+      }
+      this._redraw();
+    });
+    const end = (e) => {
+      pointers.delete(e.pointerId);
+      if (pointers.size < 2) pinch = null;
+      if (!gesture) return;
+      if (gesture.kind === "move") this.viewer.drag_end();
+      if (!gesture.moved && e.type === "pointerup" && e.button === 0) {
+        const [x, y] = this._px(e);
+        this._select(this.viewer.pick(x, y));
+      }
+      gesture = null;
+    };
+    c.addEventListener("pointerup", end);
+    c.addEventListener("pointercancel", end);
+    c.addEventListener("dblclick", (e) => {
+      const [x, y] = this._px(e);
+      if (this.viewer.focus_at(x, y)) this._redraw();
+    });
+    c.addEventListener(
+      "wheel",
+      (e) => {
+        e.preventDefault();
+        const dy = e.deltaMode === 1 ? e.deltaY * 33 : e.deltaY;
+        this.viewer.zoom(Math.exp(dy * 0.0015));
+        this._redraw();
+      },
+      { passive: false },
+    );
+  }
+
+  _wireKeys() {
+    this.canvas.addEventListener("keydown", (e) => this._key(e));
+    this.shadowRoot.querySelector(".help").addEventListener("click", () => this.$(".help").classList.remove("on"));
+  }
+
+  _key(e) {
+    if (e.target?.tagName === "INPUT" || e.target?.tagName === "SELECT") return;
+    const k = e.key;
+    const step = 18;
+    const nudge = (dx, dy, dz) => {
+      const i = this.viewer.selected();
+      if (i < 0) return;
+      const o = JSON.parse(this.viewer.objects())[i];
+      const size = Math.max(...o.max.map((v, j) => v - o.min[j]));
+      const s = size * 0.02 * (e.shiftKey ? 5 : 1);
+      const t = o.translation;
+      this.viewer.set_translation(i, t[0] + dx * s, t[1] + dy * s, t[2] + dz * s);
+      this._afterMove();
+    };
+    let handled = true;
+    if ((e.ctrlKey || e.metaKey) && k.toLowerCase() === "z") this._action("undo");
+    else if (e.ctrlKey || e.metaKey || e.altKey) handled = false;
+    else
+      switch (k) {
+        case "c": this._setCollide(!this._collide); break;
+        case "v": this._field("self").checked = !this._field("self").checked; this._scheduleCheck(); break;
+        case "b": this._field("boxes").click(); break;
+        case "m": this._field("xray").click(); break;
+        case "e": this._field("hidden_edges").click(); break;
+        case "t": this._setLdi({ off: "points", points: "layers", layers: "off" }[this._field("ldi").value]); break;
+        case "/": this._setBackend(this._useGpu() ? "cpu" : "webgpu"); break;
+        case "w": this.viewer.zoom(0.9); this._redraw(); break;
+        case "s": this.viewer.zoom(1.1); this._redraw(); break;
+        case "a": this.viewer.pan(-step, 0); this._redraw(); break;
+        case "d": this.viewer.pan(step, 0); this._redraw(); break;
+        case "r": this.viewer.pan(0, -step); this._redraw(); break;
+        case "f": this.viewer.pan(0, step); this._redraw(); break;
+        case "Home": case "0": this.fitAll(); break;
+        case "1": this._action("-y"); break;
+        case "3": this._action("+x"); break;
+        case "7": this._action("+z"); break;
+        case "!": this._action("+y"); break;
+        case "#": this._action("-x"); break;
+        case "&": this._action("-z"); break;
+        case "ArrowLeft": nudge(-1, 0, 0); break;
+        case "ArrowRight": nudge(1, 0, 0); break;
+        case "ArrowUp": nudge(0, 1, 0); break;
+        case "ArrowDown": nudge(0, -1, 0); break;
+        case "PageUp": nudge(0, 0, 1); break;
+        case "PageDown": nudge(0, 0, -1); break;
+        case "j": this._action("json"); break;
+        case "i": this._action("png"); break;
+        case "h": case "?": this._action("help"); break;
+        case "Escape": this.$(".help").classList.remove("on"); this._select(-1); break;
+        default: handled = false;
+      }
+    if (handled) e.preventDefault();
+  }
+
+  // --- src -------------------------------------------------------------------------------
+
+  async _loadSrc(src) {
+    if (!src || src === this._srcLoaded) return;
+    this._srcLoaded = src;
+    const urls = src.split(",").map((s) => s.trim()).filter(Boolean);
+    try {
+      const files = await fetchAll(urls, (done, total, what) => this._progress(done / total, `Downloading ${what}…`));
+      await this._clear();
+      await this._load(files);
+    } catch (err) {
+      this._progress(null);
+      this._error(err.message);
+    }
+  }
+}
+
+/** Download URLs as {name, bytes}; a scene.json pulls in the meshes it names. */
+export async function fetchAll(urls, progress = () => {}) {
+  const out = [];
+  const get = async (url) => {
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(`${url}: HTTP ${r.status} ${r.statusText}`);
+    return new Uint8Array(await r.arrayBuffer());
+  };
+  let done = 0;
+  let total = urls.length;
+  for (const u of urls) {
+    const url = new URL(u, document.baseURI);
+    progress(done, total, url.pathname.split("/").pop());
+    const bytes = await get(url);
+    done++;
+    if (url.pathname.toLowerCase().endsWith(".json")) {
+      let scene;
+      try {
+        scene = JSON.parse(new TextDecoder().decode(bytes));
+      } catch (err) {
+        throw new Error(`${url.pathname}: not JSON (${err.message})`);
+      }
+      out.push({ name: url.pathname.split("/").pop(), bytes });
+      const files = [...new Set((scene.objects ?? []).map((o) => o.file).filter((f) => typeof f === "string"))];
+      total += files.length;
+      for (const f of files) {
+        progress(done, total, f);
+        out.push({ name: f, bytes: await get(new URL(f, url)) });
+        done++;
+      }
+    } else {
+      out.push({ name: url.pathname.split("/").pop(), bytes });
+    }
+  }
+  return out;
+}
+
+if (!customElements.get("ldi-clash-viewer")) customElements.define("ldi-clash-viewer", LdiClashViewer);
