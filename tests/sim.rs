@@ -654,3 +654,40 @@ fn deforming_scenes_switch_deformer_and_amplitude() {
     let mut cloth = Animation::new(SceneKind::Cloth, AnimOptions::default()).unwrap();
     assert!(!cloth.set_amplitude(1.0).unwrap());
 }
+
+#[test]
+fn rigid_scene_bodies_land_and_rest() {
+    let mut anim = Animation::new(SceneKind::Rigid, AnimOptions::default()).unwrap();
+    anim.set_speed(2);
+    let opts = anim.check_options().clone();
+    let mut max_depth = 0.0f64;
+    for f in 0..70 {
+        let r = anim.advance(&opts).unwrap();
+        if f > 50 {
+            max_depth = r
+                .report
+                .pairs
+                .iter()
+                .filter_map(|p| p.depth)
+                .fold(max_depth, f64::max);
+        }
+    }
+    for o in &anim.scene().objects {
+        let b = o.aabb();
+        assert!(
+            b.min.y > -0.02,
+            "{} sinks into the floor: {:?}",
+            o.name,
+            b.min
+        );
+        let m = glam::DMat3::from_mat4(*o.world_from_object());
+        assert!((m.determinant() - 1.0).abs() < 1e-6, "{}", o.name);
+    }
+    let world = anim.world().unwrap();
+    let speed = (0..world.particles.len())
+        .map(|i| (world.particles.position(i) - world.particles.old_position(i)).length())
+        .fold(0.0f32, f32::max);
+    assert!(speed < 0.01, "at rest: {speed}");
+    // Resting bodies do not sink into each other (they collide through their box corners).
+    assert!(max_depth < 0.05, "{max_depth}");
+}
