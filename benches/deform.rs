@@ -284,8 +284,9 @@ fn main() {
     }
     let node = node_results();
     println!(
-        "ldiclash {} deforming frames vs parry3d 0.31{}, one thread each, medians, ms per frame",
+        "ldiclash {} on {} rayon thread(s) vs parry3d 0.31{}, peers on one thread; deforming frames, medians, ms per frame",
         ldiclash::VERSION,
+        rayon::current_num_threads(),
         node.as_ref()
             .and_then(|n| n["three"].as_str())
             .map(|v| format!(

@@ -7,7 +7,8 @@
 #   QUICK=1 scripts/bench-deform.sh    # one frame each
 #
 # Needs `npm install` (devDependencies three and three-mesh-bvh). Prints the Markdown tables
-# that README "Deforming scenes" shows.
+# that README "Deforming scenes" shows. ldiclash runs on one rayon thread like its peers
+# (RAYON_NUM_THREADS=1, override it to compare with all cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=target/bench-deform
@@ -16,4 +17,4 @@ quick=()
 if [[ "${QUICK:-0}" != 0 ]]; then quick=(--quick); fi
 cargo bench --bench deform --quiet -- --bench --export "$dir" "${quick[@]}" >&2
 node benches/node/deform_bvh.mjs "$dir" "$dir/node.json"
-NODE_RESULTS="$dir/node.json" cargo bench --bench deform --quiet -- --bench "${quick[@]}"
+RAYON_NUM_THREADS="${RAYON_NUM_THREADS:-1}" NODE_RESULTS="$dir/node.json" cargo bench --bench deform --quiet -- --bench "${quick[@]}"

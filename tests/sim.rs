@@ -623,3 +623,71 @@ fn cli_animate_bad_input_exits_2() {
     let out = cli(&["animate", scene.to_str().unwrap(), "--deform", "bend"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn deforming_scenes_switch_deformer_and_amplitude() {
+    let mut anim = Animation::new(
+        SceneKind::Spring,
+        AnimOptions {
+            ramp_frames: 4,
+            ..AnimOptions::default()
+        },
+    )
+    .unwrap();
+    for _ in 0..4 {
+        anim.step().unwrap();
+    }
+    assert!((anim.amplitude().unwrap() - 0.8).abs() < 1e-6);
+    let h = |a: &Animation| a.scene().objects[0].aabb().size().z;
+    let compressed = h(&anim);
+    assert!(anim.set_amplitude(0.2).unwrap());
+    assert!(h(&anim) > compressed + 2.0, "{} vs {compressed}", h(&anim));
+    assert!(anim.set_amplitude(f32::NAN).is_err());
+    assert!(anim
+        .set_deformer(Deformer::Wobble {
+            amplitude: 0.1,
+            waves: 1.0,
+            phase: 0.0
+        })
+        .unwrap());
+    assert_eq!(anim.amplitude(), Some(0.1));
+    let mut cloth = Animation::new(SceneKind::Cloth, AnimOptions::default()).unwrap();
+    assert!(!cloth.set_amplitude(1.0).unwrap());
+}
+
+#[test]
+fn rigid_scene_bodies_land_and_rest() {
+    let mut anim = Animation::new(SceneKind::Rigid, AnimOptions::default()).unwrap();
+    anim.set_speed(2);
+    let opts = anim.check_options().clone();
+    let mut max_depth = 0.0f64;
+    for f in 0..70 {
+        let r = anim.advance(&opts).unwrap();
+        if f > 50 {
+            max_depth = r
+                .report
+                .pairs
+                .iter()
+                .filter_map(|p| p.depth)
+                .fold(max_depth, f64::max);
+        }
+    }
+    for o in &anim.scene().objects {
+        let b = o.aabb();
+        assert!(
+            b.min.y > -0.02,
+            "{} sinks into the floor: {:?}",
+            o.name,
+            b.min
+        );
+        let m = glam::DMat3::from_mat4(*o.world_from_object());
+        assert!((m.determinant() - 1.0).abs() < 1e-6, "{}", o.name);
+    }
+    let world = anim.world().unwrap();
+    let speed = (0..world.particles.len())
+        .map(|i| (world.particles.position(i) - world.particles.old_position(i)).length())
+        .fold(0.0f32, f32::max);
+    assert!(speed < 0.01, "at rest: {speed}");
+    // Resting bodies do not sink into each other (they collide through their box corners).
+    assert!(max_depth < 0.05, "{max_depth}");
+}

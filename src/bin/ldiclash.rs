@@ -8,7 +8,7 @@
 //!
 //! `ldiclash animate SCENE --frames N [--deform twist|wobble|spring] [--amplitude A] [--speed S]
 //! [--resolution N] [--mode auto|volume|surface|self] [--scalar] [--json]` — SCENE is a built-in
-//! animated scene (box100, cloth, softbody, twist, spring) or scene/mesh files deformed every
+//! animated scene (box100, cloth, softbody, twist, spring, rigid) or scene/mesh files deformed every
 //! frame; prints per-frame collision results and timings (README "Animated scenes").
 
 use std::io::{IsTerminal, Write};
@@ -69,7 +69,7 @@ enum Command {
     },
     /// Run an animated scene and check collisions every frame.
     Animate {
-        /// box100, cloth, softbody, twist, spring, or scene/mesh files (animated with --deform).
+        /// box100, cloth, softbody, twist, spring, rigid, or scene/mesh files (animated with --deform).
         #[arg(required = true, value_name = "SCENE")]
         inputs: Vec<PathBuf>,
         /// Frames to run.
@@ -331,7 +331,7 @@ fn animate(a: AnimateArgs) -> Result<(), String> {
     } else {
         let Some(d) = &a.deform else {
             return Err(
-                "a file scene needs --deform twist|wobble|spring to animate (or use a built-in scene: box100, cloth, softbody, twist, spring)"
+                "a file scene needs --deform twist|wobble|spring to animate (or use a built-in scene: box100, cloth, softbody, twist, spring, rigid)"
                     .into(),
             );
         };

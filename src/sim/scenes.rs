@@ -11,6 +11,8 @@
 //!   until its ring folds through itself (self-collision grows).
 //! - `twist`: seed 000 §A.2's twisted cylinder, the twist growing to `amplitude`.
 //! - `spring`: a cylinder coiled into a spiral spring that compresses until its coils touch.
+//! - `rigid`: four rigid bodies (seed 004 §3.5.1 particle boxes) dropped on the floor and on
+//!   each other, colliding through the LDI push-out of their box corners.
 //!
 //! Any other scene (files, `scene.json`) animates with a [`Deformer`] on every object
 //! ([`Animation::from_scene`]).
@@ -29,6 +31,7 @@ use super::cloth::{Cloth, ClothDesc};
 use super::constraints::HalfSpace;
 use super::particles::Kernel;
 use super::response::{push_out, ResponseError, ResponseOptions, ResponseStats};
+use super::rigid::RigidBody;
 use super::softbody::SoftBody;
 use super::world::{MassSpring, SimParams};
 use crate::clock::now_ms;
@@ -52,16 +55,19 @@ pub enum SceneKind {
     Twist,
     /// A compressing spiral spring.
     Spring,
+    /// Rigid bodies (particle boxes) dropped on the floor and on each other.
+    Rigid,
 }
 
 impl SceneKind {
     /// All built-in scenes.
-    pub const ALL: [SceneKind; 5] = [
+    pub const ALL: [SceneKind; 6] = [
         SceneKind::Box100,
         SceneKind::Cloth,
         SceneKind::SoftBody,
         SceneKind::Twist,
         SceneKind::Spring,
+        SceneKind::Rigid,
     ];
 
     /// The CLI name.
@@ -72,6 +78,7 @@ impl SceneKind {
             SceneKind::SoftBody => "softbody",
             SceneKind::Twist => "twist",
             SceneKind::Spring => "spring",
+            SceneKind::Rigid => "rigid",
         }
     }
 }
@@ -90,7 +97,7 @@ impl FromStr for SceneKind {
 #[derive(Debug, thiserror::Error)]
 pub enum AnimError {
     /// Not a built-in scene name.
-    #[error("unknown scene '{0}': use box100, cloth, softbody, twist, spring, or a scene.json / mesh file")]
+    #[error("unknown scene '{0}': use box100, cloth, softbody, twist, spring, rigid, or a scene.json / mesh file")]
     UnknownScene(String),
     /// A scene operation failed.
     #[error(transparent)]
@@ -195,8 +202,10 @@ struct ParticleScene {
     driven: Vec<(usize, std::ops::Range<usize>)>,
     /// (particle range, obstacle object): push these particles out of that object.
     response: Vec<(std::ops::Range<usize>, usize)>,
-    /// Squeeze plates: (left object, right object, start gap, final gap, half-space indices).
+    /// Squeeze plates.
     plates: Option<Plates>,
+    /// Rigid bodies: (scene object, body) — the body's particles drive the object's transform.
+    rigid: Vec<(usize, RigidBody)>,
 }
 
 #[derive(Debug, Clone)]
@@ -230,6 +239,7 @@ impl Animation {
             SceneKind::Box100 => box100(&options)?,
             SceneKind::Cloth => cloth(&options)?,
             SceneKind::SoftBody => softbody(&options)?,
+            SceneKind::Rigid => rigid(&options)?,
             SceneKind::Twist => {
                 let mut s = Scene::new();
                 let m = Arc::new(cylinder(Vec3::ZERO, 0.3, -2.0, 2.0, 24, 64));
@@ -399,6 +409,45 @@ impl Animation {
             }),
             _ => None,
         }
+    }
+
+    /// Change the target amplitude of a deforming scene (the page's `[` / `]` keys of seed
+    /// 000 §A.4); the scene is re-deformed at once. Returns `false` for other scenes.
+    pub fn set_amplitude(&mut self, value: f32) -> Result<bool, AnimError> {
+        if !value.is_finite() {
+            return Err(AnimError::Parameter(format!(
+                "amplitude {value} must be a finite number"
+            )));
+        }
+        let Motion::Deform { amplitude, .. } = &mut self.motion else {
+            return Ok(false);
+        };
+        *amplitude = value;
+        self.apply_deform()?;
+        Ok(true)
+    }
+
+    /// Switch the deformation of a deforming scene (seed 000 §A.4's `p` key); its amplitude
+    /// becomes the target. Returns `false` for other scenes.
+    pub fn set_deformer(&mut self, d: Deformer) -> Result<bool, AnimError> {
+        let Motion::Deform {
+            deformer,
+            amplitude,
+            ramp,
+            ..
+        } = &mut self.motion
+        else {
+            return Ok(false);
+        };
+        *amplitude = match d {
+            Deformer::Twist { amplitude, .. }
+            | Deformer::Wobble { amplitude, .. }
+            | Deformer::Spring { amplitude, .. } => amplitude,
+        };
+        *ramp = !matches!(d, Deformer::Wobble { .. });
+        *deformer = d;
+        self.apply_deform()?;
+        Ok(true)
     }
 
     fn ramp_share(&self) -> f32 {
@@ -578,6 +627,9 @@ fn step_particles(
         ps.world.particles.positions_into(range.clone(), &mut buf);
         scene.set_positions(*object, &buf)?;
     }
+    for (object, body) in &ps.rigid {
+        scene.set_transform(*object, body.world_from_object(&ps.world))?;
+    }
     Ok(stats)
 }
 
@@ -624,6 +676,7 @@ fn cloth(options: &AnimOptions) -> Result<(Scene, Motion, CheckOptions), AnimErr
         driven: vec![(1, c.particles.clone())],
         response: vec![(c.particles.clone(), 0)],
         plates: None,
+        rigid: Vec::new(),
     };
     let check = CheckOptions {
         resolution: 128,
@@ -694,9 +747,90 @@ fn softbody(options: &AnimOptions) -> Result<(Scene, Motion, CheckOptions), Anim
             end_gap,
             thickness,
         }),
+        rigid: Vec::new(),
     };
     let check = CheckOptions {
         resolution: 128,
+        ..CheckOptions::default()
+    };
+    Ok((scene, Motion::Particles(Box::new(ps)), check))
+}
+
+/// The rigid-body scene (seed 004 §3.5.1): four seed-001 shapes, tilted, dropped onto the
+/// floor and onto each other. Each is a particle box (its world AABB at the start, 28 springs)
+/// whose frame drives the object's transform; the floor is a half-space; bodies collide with
+/// each other through the LDI push-out of their box corners (the other body's mesh is the
+/// obstacle, taken as kinematic for that step).
+fn rigid(options: &AnimOptions) -> Result<(Scene, Motion, CheckOptions), AnimError> {
+    let mut world = MassSpring::new(SimParams {
+        kernel: options.kernel,
+        iterations: 8,
+        damping: 0.995,
+        ..SimParams::default()
+    });
+    world
+        .half_spaces
+        .push(HalfSpace::new(Vec3::ZERO, Vec3::Y, 0.6));
+    let mut scene = Scene::new();
+    // (shape kind, size, position, tilt axis, tilt angle, velocity per step)
+    let drops = [
+        (
+            1usize,
+            0.8f32,
+            Vec3::new(0.0, 0.5, 0.0),
+            Vec3::Y,
+            0.0f32,
+            Vec3::ZERO,
+        ),
+        (0, 0.6, Vec3::new(0.15, 1.6, 0.1), Vec3::X, 0.0, Vec3::ZERO),
+        (
+            2,
+            0.6,
+            Vec3::new(-1.2, 1.2, 0.3),
+            Vec3::Z,
+            0.5,
+            Vec3::new(0.004, 0.0, 0.0),
+        ),
+        (
+            3,
+            0.7,
+            Vec3::new(1.3, 1.0, -0.4),
+            Vec3::X,
+            0.8,
+            Vec3::new(-0.003, 0.0, 0.0),
+        ),
+    ];
+    const NAMES: [&str; 4] = ["sphere", "cube", "cylinder", "cone"];
+    let mut bodies = Vec::new();
+    for (k, &(kind, size, at, axis, angle, vel)) in drops.iter().enumerate() {
+        let mesh = Arc::new(seed001_shape(kind, size, 24));
+        let place = DMat4::from_rotation_translation(
+            DQuat::from_axis_angle(axis.as_dvec3(), f64::from(angle)),
+            at.as_dvec3(),
+        );
+        let i = scene.add(&format!("{}_{k}", NAMES[kind]), mesh, Units::Unknown, place)?;
+        let body = RigidBody::build(&mut world, &scene.objects[i].aabb(), place, 1.0, 1.0, vel);
+        bodies.push((i, body));
+    }
+    world.distances.finish();
+    let mut response = Vec::new();
+    for (i, b) in &bodies {
+        for (j, _) in &bodies {
+            if i != j {
+                response.push((b.particles.clone(), *j));
+            }
+        }
+    }
+    let ps = ParticleScene {
+        world,
+        driven: Vec::new(),
+        response,
+        plates: None,
+        rigid: bodies,
+    };
+    let check = CheckOptions {
+        resolution: 128,
+        self_check: false,
         ..CheckOptions::default()
     };
     Ok((scene, Motion::Particles(Box::new(ps)), check))
