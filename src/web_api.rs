@@ -878,7 +878,7 @@ impl WebViewer {
         Ok(())
     }
 
-    /// Start a built-in animated scene (`box100`, `cloth`, `softbody`, `twist`, `spring`),
+    /// Start a built-in animated scene (`box100`, `cloth`, `softbody`, `twist`, `spring`, `rigid`),
     /// replacing the scene. `amplitude` overrides the scene's deformation target.
     pub fn start_scene(&mut self, kind: &str, amplitude: Option<f32>) -> Result<(), JsError> {
         let kind: crate::sim::SceneKind = kind.parse().map_err(js_err)?;

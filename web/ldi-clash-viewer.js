@@ -13,7 +13,7 @@
 //             setTransform(name, matrix16)                       (column-major, like scene.json)
 //             check() -> Promise<report>                         (ldiclash check --json schema)
 //             clear(), fitAll(), screenshot() -> Promise<Blob>, report (last report or null),
-//             animate(scene, {amplitude}) (box100|cloth|softbody|twist|spring), deform(kind, amplitude)
+//             animate(scene, {amplitude}) (box100|cloth|softbody|twist|spring|rigid), deform(kind, amplitude)
 //             (twist|wobble|spring on the loaded objects), stopAnimation()
 // Events:     load (detail: {added, errors, notes}), clash (detail: the report),
 //             error (detail: {message, file?}), frame (detail: an animation frame's report: the
@@ -262,7 +262,7 @@ const HTML = `
     <label>LDI view (t) <select name="ldi"><option value="off">off</option><option value="points">points</option><option value="layers">layers</option></select></label>
     <label>LDI view resolution <input name="ldi_resolution" type="number" min="8" max="1024" step="8" value="128"></label>
     <h2>Animation</h2>
-    <label>Scene <select name="anim_scene"><option value="">—</option><option value="box100">box of 100 objects</option><option value="cloth">cloth on a box</option><option value="softbody">soft body squeezed</option><option value="twist">twisted cylinder</option><option value="spring">compressing spring</option></select></label>
+    <label>Scene <select name="anim_scene"><option value="">—</option><option value="box100">box of 100 objects</option><option value="cloth">cloth on a box</option><option value="softbody">soft body squeezed</option><option value="twist">twisted cylinder</option><option value="spring">compressing spring</option><option value="rigid">rigid bodies falling</option></select></label>
     <label>Deform the objects (p) <select name="deform"><option value="">none</option><option>twist</option><option>wobble</option><option>spring</option></select></label>
     <label>Amplitude ([ ]) <input name="amplitude" type="number" step="any" placeholder="default"></label>
     <label>Speed (steps per frame) <input name="speed" type="number" min="1" max="16" value="1"></label>
@@ -511,7 +511,7 @@ export class LdiClashViewer extends HTMLElement {
     });
   }
 
-  /** Run a built-in animated scene (replaces the scene): box100, cloth, softbody, twist, spring. */
+  /** Run a built-in animated scene (replaces the scene): box100, cloth, softbody, twist, spring, rigid. */
   async animate(scene, { amplitude } = {}) {
     await this._ready;
     this.viewer.start_scene(String(scene), amplitude ?? undefined);
