@@ -22,44 +22,19 @@ use ldiclash::collide::{convex_pairs_gpu, cullide_gpu};
 #[cfg(feature = "gpu")]
 use ldiclash::gpu::{block_on, GpuContext, GpuOptions};
 
+/// The tests' GPU setup (runtime directory); its context and lock are the tests'.
+#[cfg(feature = "gpu")]
+#[allow(dead_code)]
+#[path = "../tests/common/gpu.rs"]
+mod gpu_setup;
+
 #[cfg(feature = "gpu")]
 type Ctx = GpuContext;
 #[cfg(not(feature = "gpu"))]
 type Ctx = ();
 use ldiclash::ldi::Region;
-use ldiclash::mesh::shapes::{cone, cuboid, cylinder, uv_sphere};
 use ldiclash::mesh::Mesh;
-
-struct Rng(u64);
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn v(&mut self) -> Vec3 {
-        Vec3::new(self.f(), self.f(), self.f())
-    }
-}
-
-/// Shape `kind` of size `s` centred at the origin; `seg` sets the tessellation.
-fn shape(kind: usize, s: f32, seg: u32) -> Mesh {
-    match kind % 4 {
-        0 => uv_sphere(Vec3::ZERO, s * 0.5, seg, seg / 2),
-        1 => cuboid(Vec3::splat(-s * 0.5), Vec3::splat(s * 0.5)),
-        2 => cylinder(
-            Vec3::ZERO,
-            s * 0.4,
-            -s * 0.5,
-            s * 0.5,
-            seg,
-            (seg / 8).max(1),
-        ),
-        _ => cone(Vec3::ZERO, s * 0.5, -s * 0.5, s * 0.5, seg * 2),
-    }
-}
+use ldiclash::sim::seed001::{placed, Movers, Tessellation};
 
 struct World {
     base: Vec<Mesh>,
@@ -69,10 +44,8 @@ struct World {
 }
 
 fn world(n: usize, seg: u32, frames: usize) -> World {
-    let mut r = Rng(1 + n as u64 * 31 + seg as u64);
-    let size = 20.0f32;
-    let sizes: Vec<f32> = (0..n).map(|_| 0.8 + 0.8 * r.f()).collect();
-    let base: Vec<Mesh> = (0..n).map(|k| shape(k, sizes[k], seg)).collect();
+    let mut m = Movers::seed001_box(n, seg);
+    let base = m.shapes(Tessellation::from_segments(seg));
     let parry = base
         .iter()
         .map(|m| {
@@ -86,32 +59,14 @@ fn world(n: usize, seg: u32, frames: usize) -> World {
             .unwrap()
         })
         .collect();
-    let mut pos: Vec<Vec3> = (0..n)
-        .map(|k| Vec3::splat(sizes[k]) + r.v() * (size - 2.0 * sizes[k]))
-        .collect();
-    let mut vel: Vec<Vec3> = (0..n)
-        .map(|k| (r.v() - 0.5).normalize_or(Vec3::X) * sizes[k] * 0.06 * r.f())
-        .collect();
-    let axis: Vec<Vec3> = (0..n)
-        .map(|_| (r.v() - 0.5).normalize_or(Vec3::Z))
-        .collect();
-    let spin: Vec<f32> = (0..n).map(|_| r.f() * 10f32.to_radians()).collect();
     let mut out = Vec::with_capacity(frames);
     for f in 0..frames {
         out.push(
             (0..n)
-                .map(|k| (pos[k], axis[k] * spin[k] * f as f32))
+                .map(|k| (m.positions[k], m.axes[k] * m.spins[k] * f as f32))
                 .collect(),
         );
-        for k in 0..n {
-            pos[k] += vel[k];
-            for c in 0..3 {
-                let half = sizes[k] * 0.5;
-                if pos[k][c] < half || pos[k][c] > size - half {
-                    vel[k][c] = -vel[k][c];
-                }
-            }
-        }
+        m.bounce();
     }
     World {
         base,
@@ -120,12 +75,10 @@ fn world(n: usize, seg: u32, frames: usize) -> World {
     }
 }
 
-fn placed(m: &Mesh, p: Vec3, aa: Vec3) -> Mesh {
+/// `m` rotated by the axis-angle vector `aa`, at `p`.
+fn placed_aa(m: &Mesh, p: Vec3, aa: Vec3) -> Mesh {
     let rot = Mat3::from_axis_angle(aa.normalize_or(Vec3::Z), aa.length());
-    Mesh::new(
-        m.positions.iter().map(|&v| rot * v + p).collect(),
-        m.triangles.clone(),
-    )
+    placed(m, rot, p)
 }
 
 #[derive(Default)]
@@ -154,7 +107,7 @@ fn run(w: &World, ctx: Option<&Ctx>) -> Row {
     let opts = CullideOptions::default();
     for frame in &w.frames {
         let meshes: Vec<Mesh> = (0..n)
-            .map(|k| placed(&w.base[k], frame[k].0, frame[k].1))
+            .map(|k| placed_aa(&w.base[k], frame[k].0, frame[k].1))
             .collect();
         let refs: Vec<&Mesh> = meshes.iter().collect();
         let boxes = |ms: &[Mesh]| -> Vec<Region> {
@@ -256,16 +209,7 @@ fn run(w: &World, ctx: Option<&Ctx>) -> Row {
 
 #[cfg(feature = "gpu")]
 fn context() -> Option<Ctx> {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        let dir = std::env::temp_dir().join(format!("ldiclash-xdg-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
-        }
-        std::env::set_var("XDG_RUNTIME_DIR", dir);
-    }
+    gpu_setup::ensure_runtime_dir();
     match block_on(GpuContext::new(GpuOptions {
         prefer_software: false,
     })) {

@@ -13,54 +13,14 @@
 
 mod common;
 
-use std::sync::{Mutex, MutexGuard, OnceLock};
-
+use common::gpu::{ctx, lock};
 use glam::Vec3;
 use ldiclash::collide::{self_intersections, surface_contacts, volume_overlaps};
-use ldiclash::gpu::{
-    block_on, build_ldi, run, Analyses, GpuContext, GpuOptions, LdiDesc, LdiMethod, SortVariant,
-};
+use ldiclash::gpu::{block_on, build_ldi, run, Analyses, LdiDesc, LdiMethod, SortVariant};
 use ldiclash::ldi::{Axis, Ldi, LdiView, Region, ViewDesc};
 use ldiclash::mesh::shapes::{cuboid, cylinder, plane_stack, uv_sphere};
 use ldiclash::mesh::Mesh;
 use ldiclash::raster::{rasterize, RasterObject};
-
-fn lock() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The shared software context, or `None` (with a notice) when there is no adapter.
-fn ctx() -> Option<&'static GpuContext> {
-    static CTX: OnceLock<Option<GpuContext>> = OnceLock::new();
-    CTX.get_or_init(|| {
-        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-            let dir = std::env::temp_dir().join(format!("ldiclash-xdg-{}", std::process::id()));
-            let _ = std::fs::create_dir_all(&dir);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
-            }
-            std::env::set_var("XDG_RUNTIME_DIR", dir);
-        }
-        match block_on(GpuContext::new(GpuOptions {
-            prefer_software: true,
-        })) {
-            Ok(c) => {
-                eprintln!("GPU tests on {}", c.adapter_name());
-                Some(c)
-            }
-            Err(e) => {
-                eprintln!(
-                    "SKIPPED: no GPU adapter ({e}); GPU tests need lavapipe (mesa-vulkan-drivers)"
-                );
-                None
-            }
-        }
-    })
-    .as_ref()
-}
 
 fn objects(meshes: &[Mesh]) -> Vec<RasterObject<'_>> {
     meshes

@@ -6,8 +6,9 @@
 #![cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::sync::{Mutex, MutexGuard};
+mod common;
 
+use common::gpu::{ensure_runtime_dir, lock};
 use glam::{Vec2, Vec3};
 use ldiclash::collide::{check, CheckOptions};
 use ldiclash::mesh::shapes::cuboid;
@@ -19,22 +20,8 @@ use ldiclash::viewer::{segments_for, InputFile, Session};
 
 const SIZE: u32 = 256;
 
-fn lock() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn device() -> Option<(wgpu::Device, wgpu::Queue)> {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        let dir = std::env::temp_dir().join(format!("ldiclash-xdg-r{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
-        }
-        std::env::set_var("XDG_RUNTIME_DIR", dir);
-    }
+    ensure_runtime_dir();
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = wgpu::Backends::VULKAN;
     let instance = wgpu::Instance::new(desc);

@@ -7,51 +7,22 @@
 mod common;
 
 use std::collections::BTreeSet;
+use std::f32::consts::TAU;
 
 use common::{load_scene, reference};
-use glam::{Mat3, Vec3};
+use glam::Vec3;
 use ldiclash::collide::{
     convex_pairs, cullide, cullide_all, is_convex, mesh_contact, mesh_self_contact, self_cullide,
     sweep_and_prune, tri_tri_intersection, CullideOptions, IncrementalSap,
 };
 use ldiclash::ldi::Region;
-use ldiclash::mesh::shapes::{cone, cuboid, cylinder, uv_sphere};
+use ldiclash::mesh::shapes::{cuboid, uv_sphere};
 use ldiclash::mesh::Mesh;
-
-struct Rng(u64);
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn v(&mut self) -> Vec3 {
-        Vec3::new(self.f(), self.f(), self.f())
-    }
-}
+use ldiclash::sim::seed001::{self, placed, Lcg, Movers, Tessellation};
 
 /// One of the four convex shapes of seed 001, centred at the origin, size about `s`.
 fn shape(kind: usize, s: f32) -> Mesh {
-    match kind % 4 {
-        0 => uv_sphere(Vec3::ZERO, s * 0.5, 16, 8),
-        1 => cuboid(Vec3::splat(-s * 0.5), Vec3::splat(s * 0.5)),
-        2 => cylinder(Vec3::ZERO, s * 0.4, -s * 0.5, s * 0.5, 16, 1),
-        _ => cone(Vec3::ZERO, s * 0.5, -s * 0.5, s * 0.5, 16),
-    }
-}
-
-fn placed(m: &Mesh, rot: Mat3, at: Vec3) -> Mesh {
-    Mesh::new(
-        m.positions.iter().map(|&p| rot * p + at).collect(),
-        m.triangles.clone(),
-    )
-}
-
-fn rotation(r: &mut Rng) -> Mat3 {
-    let axis = (r.v() - 0.5).normalize_or(Vec3::Z);
-    Mat3::from_axis_angle(axis, r.f() * std::f32::consts::TAU)
+    seed001::shape(kind, s, Tessellation::COARSE)
 }
 
 fn exact_pairs(meshes: &[Mesh], closed: &[bool]) -> Vec<(usize, usize)> {
@@ -70,15 +41,18 @@ fn exact_pairs(meshes: &[Mesh], closed: &[bool]) -> Vec<(usize, usize)> {
 /// cones, at distances around contact (crossing, touching to float precision, just apart).
 #[test]
 fn convex_pair_test_never_misses_and_false_positives_stay_near() {
-    let mut r = Rng(2024);
+    let mut r = Lcg::new(2024);
     let res = 64;
     let (mut hits, mut misses, mut false_pos, mut near_cases) = (0, 0, 0, 0);
     let mut worst_fp_gap = 0.0f32;
     for case in 0..400 {
-        let a = placed(&shape(case, 1.0), rotation(&mut r), Vec3::ZERO);
-        let b0 = shape(case / 4 + r.f().to_bits() as usize % 4, 0.5 + r.f());
-        let rot = rotation(&mut r);
-        let dir = (r.v() - 0.5).normalize_or(Vec3::X);
+        let a = placed(&shape(case, 1.0), r.rotation(TAU), Vec3::ZERO);
+        let b0 = shape(
+            case / 4 + r.next_f32().to_bits() as usize % 4,
+            0.5 + r.next_f32(),
+        );
+        let rot = r.rotation(TAU);
+        let dir = (r.next_vec3() - 0.5).normalize_or(Vec3::X);
         // Move B along `dir` until it just stops touching A (bisection on the exact test),
         // then place it at a random offset around that contact distance.
         let collide_at = |t: f32| {
@@ -98,8 +72,8 @@ fn convex_pair_test_never_misses_and_false_positives_stay_near() {
         let t = match case % 5 {
             0 => lo,
             1 => hi + 1e-3,
-            2 => lo * (0.5 + 0.5 * r.f()),
-            3 => hi + 0.05 + 0.3 * r.f(),
+            2 => lo * (0.5 + 0.5 * r.next_f32()),
+            3 => hi + 0.05 + 0.3 * r.next_f32(),
             _ => hi + 0.01,
         };
         let b = placed(&b0, rot, dir * t);
@@ -188,24 +162,14 @@ fn cullide_matches_reference_on_every_data_scene() {
 /// equals brute-force exact all-pairs every frame, and culls most pairs.
 #[test]
 fn cullide_matches_brute_force_on_100_moving_objects() {
-    let mut r = Rng(7);
     let n = 100;
-    let size = 10.0f32;
-    let base: Vec<Mesh> = (0..n).map(|k| shape(k, 0.8 + 0.8 * r.f())).collect();
-    let mut pos: Vec<Vec3> = (0..n).map(|_| r.v() * size).collect();
-    let vel: Vec<Vec3> = (0..n).map(|_| (r.v() - 0.5) * 0.3).collect();
-    let axes: Vec<Vec3> = (0..n)
-        .map(|_| (r.v() - 0.5).normalize_or(Vec3::Z))
-        .collect();
-    let spin: Vec<f32> = (0..n).map(|_| r.f() * 0.17).collect();
+    let mut m = Movers::drifting(&mut Lcg::new(7), n, 10.0);
+    let base = m.shapes(Tessellation::COARSE);
     let mut sap = IncrementalSap::new();
     let (mut total, mut exact_sum, mut broad) = (0, 0, 0);
     for frame in 0..8 {
         let meshes: Vec<Mesh> = (0..n)
-            .map(|i| {
-                let rot = Mat3::from_axis_angle(axes[i], spin[i] * frame as f32);
-                placed(&base[i], rot, pos[i])
-            })
+            .map(|i| placed(&base[i], m.rotation(i, frame), m.positions[i]))
             .collect();
         let closed = vec![true; n];
         let refs: Vec<&Mesh> = meshes.iter().collect();
@@ -225,9 +189,7 @@ fn cullide_matches_brute_force_on_100_moving_objects() {
         total += want.len();
         exact_sum += res.stats.exact_pairs;
         broad += res.stats.broad_pairs;
-        for i in 0..n {
-            pos[i] += vel[i];
-        }
+        m.drift();
     }
     eprintln!("cullide: {total} colliding, {broad} broad pairs, {exact_sum} exact pairs");
     // Deterministic scene: the numbers of this seed (docs/visibility.md "Tests").

@@ -9,81 +9,21 @@
 
 mod common;
 
-use std::sync::{Mutex, MutexGuard, OnceLock};
-
+use common::gpu::{ctx, lock};
 use common::load_scene;
-use glam::{Mat3, Vec3};
+use glam::Vec3;
 use ldiclash::collide::{
     convex_pairs, convex_pairs_gpu, cullide, cullide_gpu, sweep_and_prune, CullideOptions,
     IncrementalSap,
 };
-use ldiclash::gpu::{block_on, GpuContext, GpuOptions};
+use ldiclash::gpu::{block_on, GpuContext};
 use ldiclash::ldi::Region;
-use ldiclash::mesh::shapes::{cone, cuboid, cylinder, uv_sphere};
+use ldiclash::mesh::shapes::uv_sphere;
 use ldiclash::mesh::Mesh;
-
-fn lock() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn ctx() -> Option<&'static GpuContext> {
-    static CTX: OnceLock<Option<GpuContext>> = OnceLock::new();
-    CTX.get_or_init(|| {
-        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-            let dir = std::env::temp_dir().join(format!("ldiclash-xdg-{}", std::process::id()));
-            let _ = std::fs::create_dir_all(&dir);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
-            }
-            std::env::set_var("XDG_RUNTIME_DIR", dir);
-        }
-        match block_on(GpuContext::new(GpuOptions {
-            prefer_software: true,
-        })) {
-            Ok(c) => {
-                eprintln!("GPU tests on {}", c.adapter_name());
-                Some(c)
-            }
-            Err(e) => {
-                eprintln!("SKIPPED: no GPU adapter ({e}); install lavapipe (mesa-vulkan-drivers)");
-                None
-            }
-        }
-    })
-    .as_ref()
-}
-
-struct Rng(u64);
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn v(&mut self) -> Vec3 {
-        Vec3::new(self.f(), self.f(), self.f())
-    }
-}
+use ldiclash::sim::seed001::{self, placed, Lcg, Movers, Tessellation};
 
 fn shape(kind: usize, s: f32) -> Mesh {
-    match kind % 4 {
-        0 => uv_sphere(Vec3::ZERO, s * 0.5, 16, 8),
-        1 => cuboid(Vec3::splat(-s * 0.5), Vec3::splat(s * 0.5)),
-        2 => cylinder(Vec3::ZERO, s * 0.4, -s * 0.5, s * 0.5, 16, 1),
-        _ => cone(Vec3::ZERO, s * 0.5, -s * 0.5, s * 0.5, 16),
-    }
-}
-
-fn placed(m: &Mesh, rot: Mat3, at: Vec3) -> Mesh {
-    Mesh::new(
-        m.positions.iter().map(|&p| rot * p + at).collect(),
-        m.triangles.clone(),
-    )
+    seed001::shape(kind, s, Tessellation::COARSE)
 }
 
 fn boxes(meshes: &[&Mesh]) -> Vec<Region> {
@@ -146,34 +86,20 @@ fn cullide_pcs_equal_cpu_on_shared_scenes() {
 fn cullide_pcs_equal_cpu_on_100_moving_objects() {
     let _g = lock();
     let Some(ctx) = ctx() else { return };
-    let mut r = Rng(7);
     let n = 100;
-    let base: Vec<Mesh> = (0..n).map(|k| shape(k, 0.8 + 0.8 * r.f())).collect();
-    let mut pos: Vec<Vec3> = (0..n).map(|_| r.v() * 10.0).collect();
-    let vel: Vec<Vec3> = (0..n).map(|_| (r.v() - 0.5) * 0.3).collect();
-    let axes: Vec<Vec3> = (0..n)
-        .map(|_| (r.v() - 0.5).normalize_or(Vec3::Z))
-        .collect();
-    let spin: Vec<f32> = (0..n).map(|_| r.f() * 0.17).collect();
+    let mut m = Movers::drifting(&mut Lcg::new(7), n, 10.0);
+    let base = m.shapes(Tessellation::COARSE);
     let mut sap = IncrementalSap::new();
     let mut sums = (0, 0, 0, 0);
     for frame in 0..4 {
         let meshes: Vec<Mesh> = (0..n)
-            .map(|i| {
-                placed(
-                    &base[i],
-                    Mat3::from_axis_angle(axes[i], spin[i] * frame as f32),
-                    pos[i],
-                )
-            })
+            .map(|i| placed(&base[i], m.rotation(i, frame), m.positions[i]))
             .collect();
         let refs: Vec<&Mesh> = meshes.iter().collect();
         let cand = sap.update(&boxes(&refs));
         let (o, c, p) = same_cullide(ctx, &refs, &vec![true; n], &cand, &format!("frame {frame}"));
         sums = (sums.0 + cand.len(), sums.1 + o, sums.2 + c, sums.3 + p);
-        for i in 0..n {
-            pos[i] += vel[i];
-        }
+        m.drift();
     }
     eprintln!("4 frames: (candidates, PCS objects, PCS clusters, colliding) = {sums:?}");
     assert!(sums.3 > 0 && sums.3 < sums.0);
@@ -183,12 +109,15 @@ fn cullide_pcs_equal_cpu_on_100_moving_objects() {
 fn convex_pair_test_counts_equal_cpu() {
     let _g = lock();
     let Some(ctx) = ctx() else { return };
-    let mut r = Rng(99);
+    let mut r = Lcg::new(99);
     let mut meshes = Vec::new();
     for k in 0..60 {
-        let axis = (r.v() - 0.5).normalize_or(Vec3::Z);
-        let rot = Mat3::from_axis_angle(axis, r.f() * 6.0);
-        meshes.push(placed(&shape(k, 0.6 + r.f()), rot, r.v() * 4.0));
+        let rot = r.rotation(6.0);
+        meshes.push(placed(
+            &shape(k, 0.6 + r.next_f32()),
+            rot,
+            r.next_vec3() * 4.0,
+        ));
     }
     let refs: Vec<&Mesh> = meshes.iter().collect();
     let pairs = sweep_and_prune(&boxes(&refs));

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use glam::DMat4;
 use ldiclash::collide::{check_with_progress, Axes, Backend, CheckOptions, Mode, Progress};
 use ldiclash::mesh::load_mesh;
@@ -68,36 +68,7 @@ enum Command {
         ldi: String,
     },
     /// Run an animated scene and check collisions every frame.
-    Animate {
-        /// box100, cloth, softbody, twist, spring, rigid, or scene/mesh files (animated with --deform).
-        #[arg(required = true, value_name = "SCENE")]
-        inputs: Vec<PathBuf>,
-        /// Frames to run.
-        #[arg(long, default_value_t = 60)]
-        frames: u64,
-        /// Deformation of every object of a scene or mesh file: twist, wobble or spring.
-        #[arg(long)]
-        deform: Option<String>,
-        /// Deformation amplitude (twist: radians end to end; spring: compression 0..1; wobble:
-        /// fraction of the object length; softbody: final plate gap in tube diameters).
-        #[arg(long, allow_negative_numbers = true)]
-        amplitude: Option<f32>,
-        /// Simulation steps per frame.
-        #[arg(long, default_value_t = 1)]
-        speed: u32,
-        /// Pixels along the longer side of each region's LDI (scene default when absent).
-        #[arg(long)]
-        resolution: Option<u32>,
-        /// auto, volume, surface or self (scene default when absent).
-        #[arg(long)]
-        mode: Option<String>,
-        /// Run the simulation loops without SIMD.
-        #[arg(long)]
-        scalar: bool,
-        /// Print one JSON document (an array of per-frame reports) instead of a table.
-        #[arg(long)]
-        json: bool,
-    },
+    Animate(AnimateArgs),
 }
 
 fn main() -> ExitCode {
@@ -120,29 +91,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), String> {
     let cmd = match cli.command {
-        Command::Animate {
-            inputs,
-            frames,
-            deform,
-            amplitude,
-            speed,
-            resolution,
-            mode,
-            scalar,
-            json,
-        } => {
-            return animate(AnimateArgs {
-                inputs,
-                frames,
-                deform,
-                amplitude,
-                speed,
-                resolution,
-                mode,
-                scalar,
-                json,
-            })
-        }
+        Command::Animate(args) => return animate(args),
         c => c,
     };
     let Command::Check {
@@ -279,15 +228,36 @@ fn unique(scene: &Scene, name: &str) -> String {
         .unwrap_or_else(|| name.to_string())
 }
 
+// The options of `ldiclash animate` (the variant's doc comment is its help).
+#[derive(Args, Debug)]
 struct AnimateArgs {
+    /// box100, cloth, softbody, twist, spring, rigid, or scene/mesh files (animated with --deform).
+    #[arg(required = true, value_name = "SCENE")]
     inputs: Vec<PathBuf>,
+    /// Frames to run.
+    #[arg(long, default_value_t = 60)]
     frames: u64,
+    /// Deformation of every object of a scene or mesh file: twist, wobble or spring.
+    #[arg(long)]
     deform: Option<String>,
+    /// Deformation amplitude (twist: radians end to end; spring: compression 0..1; wobble:
+    /// fraction of the object length; softbody: final plate gap in tube diameters).
+    #[arg(long, allow_negative_numbers = true)]
     amplitude: Option<f32>,
+    /// Simulation steps per frame.
+    #[arg(long, default_value_t = 1)]
     speed: u32,
+    /// Pixels along the longer side of each region's LDI (scene default when absent).
+    #[arg(long)]
     resolution: Option<u32>,
+    /// auto, volume, surface or self (scene default when absent).
+    #[arg(long)]
     mode: Option<String>,
+    /// Run the simulation loops without SIMD.
+    #[arg(long)]
     scalar: bool,
+    /// Print one JSON document (an array of per-frame reports) instead of a table.
+    #[arg(long)]
     json: bool,
 }
 

@@ -9,6 +9,8 @@
 //! - [`push_out`]: collision response from the LDI's occupied intervals.
 //! - [`Animation`]: built-in animated scenes (seed 001's box, cloth, soft body, twist,
 //!   spring) and any scene under a [`crate::deform::Deformer`], with pause, step and speed.
+//! - [`seed001`]: seed 001's moving scene (deterministic [`Lcg`], the four convex shapes,
+//!   [`Movers`] in a box), shared by `box100`, the visibility benchmark and tests.
 //!
 //! The hot loops (integration, distance, half-space and sphere constraints) run eight lanes at
 //! a time ([`Kernel::Simd`]) or one at a time ([`Kernel::Scalar`], forced by the `scalar`
@@ -20,6 +22,7 @@ mod particles;
 mod response;
 mod rigid;
 mod scenes;
+pub mod seed001;
 mod simd;
 mod softbody;
 mod world;
@@ -32,5 +35,6 @@ pub use particles::{Kernel, Particles};
 pub use response::{occupied_interval, push_out, ResponseError, ResponseOptions, ResponseStats};
 pub use rigid::RigidBody;
 pub use scenes::{AnimError, AnimOptions, Animation, FrameReport, SceneKind};
+pub use seed001::{Lcg, Movers, Tessellation};
 pub use softbody::SoftBody;
 pub use world::{MassSpring, SimParams};

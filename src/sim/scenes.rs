@@ -32,12 +32,13 @@ use super::constraints::HalfSpace;
 use super::particles::Kernel;
 use super::response::{push_out, ResponseError, ResponseOptions, ResponseStats};
 use super::rigid::RigidBody;
+use super::seed001::{shape, Movers, Tessellation, SHAPE_NAMES};
 use super::softbody::SoftBody;
 use super::world::{MassSpring, SimParams};
 use crate::clock::now_ms;
 use crate::collide::{check, CheckError, CheckOptions, Mode};
 use crate::deform::Deformer;
-use crate::mesh::shapes::{cone, cuboid, cylinder, torus, uv_sphere};
+use crate::mesh::shapes::{cuboid, cylinder, torus};
 use crate::mesh::{Mesh, Units};
 use crate::report::Report;
 use crate::scene::{Scene, SceneError};
@@ -166,23 +167,11 @@ pub struct FrameReport {
     pub report: Report,
 }
 
-/// A kinematic object of `box100`.
-#[derive(Debug, Clone)]
-struct Mover {
-    pos: Vec3,
-    vel: Vec3,
-    axis: Vec3,
-    spin: f32,
-    half: f32,
-}
-
 /// What moves the scene.
 #[derive(Debug, Clone)]
 enum Motion {
-    Kinematic {
-        movers: Vec<Mover>,
-        size: f32,
-    },
+    /// `box100`'s objects bouncing in their box.
+    Kinematic(Movers),
     Deform {
         /// Rest meshes (object coordinates) of the deformed objects.
         rest: Vec<(usize, Arc<Mesh>)>,
@@ -469,16 +458,7 @@ impl Animation {
         for _ in 0..self.speed {
             self.steps += 1;
             match &mut self.motion {
-                Motion::Kinematic { movers, size } => {
-                    for m in movers.iter_mut() {
-                        m.pos += m.vel;
-                        for c in 0..3 {
-                            if m.pos[c] < m.half || m.pos[c] > *size - m.half {
-                                m.vel[c] = -m.vel[c];
-                            }
-                        }
-                    }
-                }
+                Motion::Kinematic(movers) => movers.bounce(),
                 Motion::Deform { .. } => {}
                 Motion::Particles(ps) => {
                     let r = step_particles(
@@ -501,11 +481,11 @@ impl Animation {
             }
         }
         match &self.motion {
-            Motion::Kinematic { movers, .. } => {
-                for (i, m) in movers.iter().enumerate() {
-                    let angle = f64::from(m.spin) * self.steps as f64;
-                    let rot = DQuat::from_axis_angle(m.axis.as_dvec3(), angle);
-                    let w = DMat4::from_rotation_translation(rot, m.pos.as_dvec3());
+            Motion::Kinematic(movers) => {
+                for i in 0..movers.len() {
+                    let angle = f64::from(movers.spins[i]) * self.steps as f64;
+                    let rot = DQuat::from_axis_angle(movers.axes[i].as_dvec3(), angle);
+                    let w = DMat4::from_rotation_translation(rot, movers.positions[i].as_dvec3());
                     self.scene.set_transform(i, w)?;
                 }
             }
@@ -800,15 +780,19 @@ fn rigid(options: &AnimOptions) -> Result<(Scene, Motion, CheckOptions), AnimErr
             Vec3::new(-0.003, 0.0, 0.0),
         ),
     ];
-    const NAMES: [&str; 4] = ["sphere", "cube", "cylinder", "cone"];
     let mut bodies = Vec::new();
     for (k, &(kind, size, at, axis, angle, vel)) in drops.iter().enumerate() {
-        let mesh = Arc::new(seed001_shape(kind, size, 24));
+        let mesh = Arc::new(shape(kind, size, Tessellation::from_segments(24)));
         let place = DMat4::from_rotation_translation(
             DQuat::from_axis_angle(axis.as_dvec3(), f64::from(angle)),
             at.as_dvec3(),
         );
-        let i = scene.add(&format!("{}_{k}", NAMES[kind]), mesh, Units::Unknown, place)?;
+        let i = scene.add(
+            &format!("{}_{k}", SHAPE_NAMES[kind]),
+            mesh,
+            Units::Unknown,
+            place,
+        )?;
         let body = RigidBody::build(&mut world, &scene.objects[i].aabb(), place, 1.0, 1.0, vel);
         bodies.push((i, body));
     }
@@ -836,41 +820,7 @@ fn rigid(options: &AnimOptions) -> Result<(Scene, Motion, CheckOptions), AnimErr
     Ok((scene, Motion::Particles(Box::new(ps)), check))
 }
 
-/// A small deterministic generator (PCG-style LCG), as in benches/visibility.rs.
-#[derive(Debug, Clone)]
-struct Rng(u64);
-
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn v(&mut self) -> Vec3 {
-        Vec3::new(self.f(), self.f(), self.f())
-    }
-}
-
-/// Shape `kind` of seed 001 (sphere, cube, cylinder, cone) of size `s` at the origin.
-fn seed001_shape(kind: usize, s: f32, seg: u32) -> Mesh {
-    match kind % 4 {
-        0 => uv_sphere(Vec3::ZERO, s * 0.5, seg, seg / 2),
-        1 => cuboid(Vec3::splat(-s * 0.5), Vec3::splat(s * 0.5)),
-        2 => cylinder(
-            Vec3::ZERO,
-            s * 0.4,
-            -s * 0.5,
-            s * 0.5,
-            seg,
-            (seg / 8).max(1),
-        ),
-        _ => cone(Vec3::ZERO, s * 0.5, -s * 0.5, s * 0.5, seg * 2),
-    }
-}
-
-/// Seed 001 §4's scene (the generator of benches/visibility.rs, kept in step with it): `n`
+/// Seed 001 §4's scene ([`Movers::seed001_box`], as in benches/visibility.rs): `n`
 /// objects of size 0.8–1.6 in a box of side 20, velocities up to 6 % of the size per frame,
 /// spins up to 10° per frame.
 fn box100(options: &AnimOptions) -> Result<(Scene, Motion, CheckOptions), AnimError> {
@@ -881,42 +831,24 @@ fn box100(options: &AnimOptions) -> Result<(Scene, Motion, CheckOptions), AnimEr
         )));
     }
     let seg = 24u32;
-    let mut r = Rng(1 + n as u64 * 31 + u64::from(seg));
-    let size = 20.0f32;
-    let sizes: Vec<f32> = (0..n).map(|_| 0.8 + 0.8 * r.f()).collect();
+    let movers = Movers::seed001_box(n, seg);
     let mut scene = Scene::new();
-    let mut movers = Vec::with_capacity(n);
-    let pos: Vec<Vec3> = (0..n)
-        .map(|k| Vec3::splat(sizes[k]) + r.v() * (size - 2.0 * sizes[k]))
-        .collect();
-    let vel: Vec<Vec3> = (0..n)
-        .map(|k| (r.v() - 0.5).normalize_or(Vec3::X) * sizes[k] * 0.06 * r.f())
-        .collect();
-    let axis: Vec<Vec3> = (0..n)
-        .map(|_| (r.v() - 0.5).normalize_or(Vec3::Z))
-        .collect();
-    let spin: Vec<f32> = (0..n).map(|_| r.f() * 10f32.to_radians()).collect();
-    const NAMES: [&str; 4] = ["sphere", "cube", "cylinder", "cone"];
-    for k in 0..n {
-        let m = seed001_shape(k, sizes[k], seg);
+    for (k, m) in movers
+        .shapes(Tessellation::from_segments(seg))
+        .into_iter()
+        .enumerate()
+    {
         scene.add(
-            &format!("{}_{k}", NAMES[k % 4]),
+            &format!("{}_{k}", SHAPE_NAMES[k % 4]),
             Arc::new(m),
             Units::Unknown,
-            DMat4::from_translation(pos[k].as_dvec3()),
+            DMat4::from_translation(movers.positions[k].as_dvec3()),
         )?;
-        movers.push(Mover {
-            pos: pos[k],
-            vel: vel[k],
-            axis: axis[k],
-            spin: spin[k],
-            half: sizes[k] * 0.5,
-        });
     }
     let check = CheckOptions {
         resolution: 64,
         self_check: false,
         ..CheckOptions::default()
     };
-    Ok((scene, Motion::Kinematic { movers, size }, check))
+    Ok((scene, Motion::Kinematic(movers), check))
 }

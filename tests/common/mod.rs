@@ -1,6 +1,9 @@
 //! Shared helpers for integration tests.
 #![allow(dead_code)]
 
+#[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+pub mod gpu;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
