@@ -19,36 +19,6 @@
 // Storage: `near` holds every grid (host-sized from the device limits); counters are u32 and
 // cannot overflow before 2^32 pixels, which the host's budget rules out.
 
-struct GpuVisTri {
-    x0: u32,
-    y0: u32,
-    nx: u32,
-    ny: u32,
-    flags: u32,
-    dmin: i32,
-    dmax: i32,
-    hs: i32,
-    e0x: i32,
-    e0y: i32,
-    e0c: i32,
-    e1x: i32,
-    e1y: i32,
-    e1c: i32,
-    e2x: i32,
-    e2y: i32,
-    e2c: i32,
-    p00: i32,
-    gdx: i32,
-    gdy: i32,
-    grid: u32,
-    grid_w: u32,
-    test_a: u32,
-    count_a: u32,
-    test_b: u32,
-    count_b: u32,
-    eps: i32,
-}
-
 struct GpuVisParams {
     tris: u32,
     near_len: u32,
@@ -61,9 +31,6 @@ struct GpuVisParams {
 }
 
 const NONE: u32 = 0xffffffffu;
-const FLAG_FLAT: u32 = 1u;
-const FLAG_STEEP: u32 = 2u;
-const DEPTH_FRAC: u32 = 6u;
 const BIAS: i32 = 1073741824;
 
 @group(0) @binding(0) var<uniform> params: GpuVisParams;
@@ -71,28 +38,6 @@ const BIAS: i32 = 1073741824;
 @group(0) @binding(2) var<storage, read_write> near: array<atomic<u32>>;
 @group(0) @binding(3) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read> group_flags: array<u32>;
-
-// Coverage and depth range of local pixel (lx, ly): vec3(covered, lo, hi).
-fn pixel(t: GpuVisTri, lx: i32, ly: i32) -> vec3<i32> {
-    if (t.flags & FLAG_FLAT) == 0u {
-        if t.e0x * lx + t.e0y * ly + t.e0c < 0 {
-            return vec3<i32>(0, 0, 0);
-        }
-        if t.e1x * lx + t.e1y * ly + t.e1c < 0 {
-            return vec3<i32>(0, 0, 0);
-        }
-        if t.e2x * lx + t.e2y * ly + t.e2c < 0 {
-            return vec3<i32>(0, 0, 0);
-        }
-    }
-    if (t.flags & FLAG_STEEP) != 0u {
-        return vec3<i32>(1, t.dmin, t.dmax);
-    }
-    let p = t.p00 + t.gdx * lx + t.gdy * ly;
-    let lo = (p - t.hs) >> DEPTH_FRAC;
-    let hi = -((-(p + t.hs)) >> DEPTH_FRAC);
-    return vec3<i32>(1, min(max(lo, t.dmin), t.dmax), max(min(hi, t.dmax), t.dmin));
-}
 
 @compute @workgroup_size(64)
 fn cs_draw(@builtin(global_invocation_id) id: vec3<u32>) {

@@ -8,7 +8,11 @@ use super::{compute_pipeline, shader, storage_entry, uniform_entry};
 
 /// Full WGSL of the pass.
 pub fn source() -> String {
-    include_str!("../../../shaders/self_visibility.wgsl").to_string()
+    format!(
+        "{}\n{}",
+        include_str!("../../../shaders/common/vis_rule.wgsl"),
+        include_str!("../../../shaders/self_visibility.wgsl")
+    )
 }
 
 /// The four pipelines and their shared layout.

@@ -7,7 +7,11 @@ use super::{compute_pipeline, shader, storage_entry, uniform_entry};
 
 /// Full WGSL of the pass.
 pub fn source() -> String {
-    include_str!("../../../shaders/visibility.wgsl").to_string()
+    format!(
+        "{}\n{}",
+        include_str!("../../../shaders/common/vis_rule.wgsl"),
+        include_str!("../../../shaders/visibility.wgsl")
+    )
 }
 
 /// The three pipelines and their shared layout.
