@@ -56,7 +56,7 @@ function loadWasm() {
 
 let stepWorker = null;
 let stepSeq = 0;
-/** Tessellate a STEP/IGES/BREP file with occt-import-js in a worker: binary STL bytes. */
+/** Tessellate a STEP/IGES/BREP file with occt-import-js in a worker: a binary STL per solid. */
 function tessellate(name, bytes) {
   stepWorker ??= new Worker(new URL("./step-worker.js", HERE));
   const id = ++stepSeq;
@@ -64,7 +64,7 @@ function tessellate(name, bytes) {
     const onMessage = (e) => {
       if (e.data.id !== id) return;
       stepWorker.removeEventListener("message", onMessage);
-      e.data.ok ? resolve(new Uint8Array(e.data.stl)) : reject(new Error(e.data.error));
+      e.data.ok ? resolve(e.data.stls.map((b) => new Uint8Array(b))) : reject(new Error(e.data.error));
     };
     stepWorker.addEventListener("message", onMessage);
     stepWorker.addEventListener(
@@ -430,9 +430,12 @@ export class LdiClashViewer extends HTMLElement {
       if (STEP_EXTENSIONS.includes(ext)) {
         try {
           this._progress(k / inputs.length, `Tessellating ${f.name} (OpenCascade)…`, true);
-          const stl = await tessellate(f.name, f.bytes);
-          names.push(`${f.name}.stl`);
-          datas.push(stl);
+          const stls = await tessellate(f.name, f.bytes);
+          const stem = f.name.replace(/\.[^.]*$/, "");
+          stls.forEach((stl, i) => {
+            names.push(stls.length === 1 ? `${stem}.stl` : `${stem}_${i + 1}.stl`);
+            datas.push(stl);
+          });
         } catch (err) {
           failed.push({ file: f.name, message: err.message });
         }

@@ -1,9 +1,10 @@
 // STEP / IGES / BREP tessellation with occt-import-js (LGPL, ~7.6 MB of wasm), loaded only
 // when such a file is dropped, in its own classic worker.
 //
-//   {id, name, buffer} -> {id, ok, stl: ArrayBuffer (binary STL of all its meshes)}
+//   {id, name, buffer} -> {id, ok, stls: [ArrayBuffer] (a binary STL per solid)}
 //                      -> {id, ok: false, error}
-// The result goes through the same importer as any STL, so units and welding are the same.
+// Each solid becomes its own object; the STLs go through the same importer as any STL, so
+// welding and validation are the same.
 
 let occt = null;
 
@@ -21,6 +22,7 @@ function load() {
 function toStl(meshes) {
   let triangles = 0;
   for (const m of meshes) triangles += m.index.array.length / 3;
+  if (triangles === 0) throw new Error("the file has no surfaces to tessellate");
   const out = new ArrayBuffer(84 + 50 * triangles);
   const view = new DataView(out);
   view.setUint32(80, triangles, true);
@@ -58,8 +60,8 @@ self.onmessage = async (event) => {
     if (!result.success || result.meshes.length === 0) {
       throw new Error(`${name}: OpenCascade could not read it as ${ext.toUpperCase()}`);
     }
-    const stl = toStl(result.meshes);
-    self.postMessage({ id, ok: true, stl }, [stl]);
+    const stls = result.meshes.map((m) => toStl([m]));
+    self.postMessage({ id, ok: true, stls }, stls);
   } catch (err) {
     self.postMessage({ id, ok: false, error: String(err?.message ?? err) });
   }

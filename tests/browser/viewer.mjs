@@ -8,7 +8,8 @@
 //   2. a synthetic drop of a scene with its meshes: same;
 //   3. the canvas has red intersection pixels inside the projected overlap box, and none once
 //      the objects are moved apart (setTransform);
-//   4. a malformed file shows an error, fires `error`, and leaves the scene as it was;
+//   4. a malformed file shows an error, fires `error`, and leaves the scene as it was; a
+//      dropped STEP file is tessellated by occt-import-js (fetched only then) per solid;
 //   5. examples/embed.html: two widgets and one in an iframe fire load and clash;
 //   6. an animated twisted cylinder starts self-colliding in the page past the known twist;
 //   7. without WebGPU the CPU fallback gives the same pairs and says so on the page.
@@ -179,6 +180,37 @@ const webgpuTests = [
       const separated = await redPixels(page, null);
       if (separated.total !== 0) throw new Error(`${separated.total} red pixels on the separated scene`);
       console.log(`       red pixels: ${touching.total} touching (${touching.inside} in the overlap box), 0 apart`);
+      await page.close();
+    },
+  },
+  {
+    name: "a dropped STEP file is tessellated (occt-import-js, lazily) into one object per solid",
+    async run(browser) {
+      const { page } = await openPage(browser, "/");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        await v.clear();
+        const before = performance.getEntriesByType("resource").some((e) => e.name.includes("occt-import-js"));
+        const bytes = new Uint8Array(await (await fetch("/data/step/box_and_pin.step")).arrayBuffer());
+        const dt = new DataTransfer();
+        dt.items.add(new File([bytes], "box_and_pin.step"));
+        const loaded = new Promise((res) => v.addEventListener("load", (e) => res(e.detail), { once: true }));
+        document.body.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+        const outcome = await loaded;
+        const report = await v.check();
+        const bad = await v.load([{ name: "broken.step", bytes: "ISO-10303-21;\nHEADER;\nnonsense" }]);
+        return { before, outcome, report, bad, objects: JSON.parse(v.viewer.objects()).length };
+      });
+      if (r.before) throw new Error("occt-import-js was fetched before any STEP file was dropped");
+      if (JSON.stringify(r.outcome.added) !== JSON.stringify(["box_and_pin_1", "box_and_pin_2"])) {
+        throw new Error(`added ${JSON.stringify(r.outcome)}`);
+      }
+      if (r.report.pairs.length !== 1) throw new Error(`${r.report.pairs.length} pairs`);
+      const vol = r.report.pairs[0].volume;
+      const exact = Math.PI * 9 * 10; // the pin inside the 10 mm cube
+      if (!(Math.abs(vol - exact) / exact < 0.03)) throw new Error(`overlap volume ${vol}, expected about ${exact.toFixed(1)}`);
+      if (r.bad.errors.length !== 1 || r.objects !== 2) throw new Error(`broken STEP: ${JSON.stringify(r.bad)}, ${r.objects} objects`);
+      console.log(`       box ↔ pin overlap ${vol.toFixed(1)} mm³ (exact ${exact.toFixed(1)}; the tessellated pin is a polygon)`);
       await page.close();
     },
   },
