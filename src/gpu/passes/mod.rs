@@ -1,17 +1,16 @@
-//! The passes of the GPU LDI pipeline, one file each (STYLE.md): each owns its pipeline and
+//! The passes of the GPU LDI pipeline, one file each (STYLE.md; the three LDI analyses,
+//! identical but for their WGSL, share `analysis.rs`): each owns its pipeline and
 //! bind group layout, built once in [`Passes::new`], and records into an encoder it is given
 //! (never submits). Their WGSL lives in `shaders/<pass>.wgsl`, embedded with `include_str!`.
 
+pub(crate) mod analysis;
 pub(crate) mod count;
 pub(crate) mod fill;
 pub(crate) mod peel;
 pub(crate) mod scan;
-pub(crate) mod self_intersection;
 pub(crate) mod self_visibility;
 pub(crate) mod sort;
-pub(crate) mod surface;
 pub(crate) mod visibility;
-pub(crate) mod volume;
 
 use wgpu::util::DeviceExt;
 
@@ -30,11 +29,11 @@ pub fn shader_sources() -> Vec<(&'static str, String)> {
         ("shaders/peel.wgsl", peel::source()),
         ("shaders/scan.wgsl", scan::source()),
         ("shaders/sort.wgsl", sort::source()),
-        ("shaders/volume.wgsl", volume::source()),
-        ("shaders/surface.wgsl", surface::source()),
+        ("shaders/volume.wgsl", analysis::Analysis::Volume.source()),
+        ("shaders/surface.wgsl", analysis::Analysis::Surface.source()),
         (
             "shaders/self_intersection.wgsl",
-            self_intersection::source(),
+            analysis::Analysis::SelfIntersection.source(),
         ),
         ("shaders/visibility.wgsl", visibility::source()),
         ("shaders/self_visibility.wgsl", self_visibility::source()),
@@ -50,9 +49,9 @@ pub(crate) struct Passes {
     pub peel: peel::PeelPass,
     pub scan: scan::ScanPass,
     pub sort: sort::SortPass,
-    pub volume: volume::VolumePass,
-    pub surface: surface::SurfacePass,
-    pub self_intersection: self_intersection::SelfIntersectionPass,
+    pub volume: analysis::AnalysisPass,
+    pub surface: analysis::AnalysisPass,
+    pub self_intersection: analysis::AnalysisPass,
     pub visibility: visibility::VisibilityPass,
     pub self_visibility: self_visibility::SelfVisibilityPass,
 }
@@ -74,9 +73,12 @@ impl Passes {
             peel: peel::PeelPass::new(device, &geometry_layout),
             scan: scan::ScanPass::new(device),
             sort: sort::SortPass::new(device),
-            volume: volume::VolumePass::new(device),
-            surface: surface::SurfacePass::new(device),
-            self_intersection: self_intersection::SelfIntersectionPass::new(device),
+            volume: analysis::AnalysisPass::new(device, analysis::Analysis::Volume),
+            surface: analysis::AnalysisPass::new(device, analysis::Analysis::Surface),
+            self_intersection: analysis::AnalysisPass::new(
+                device,
+                analysis::Analysis::SelfIntersection,
+            ),
             visibility: visibility::VisibilityPass::new(device),
             self_visibility: self_visibility::SelfVisibilityPass::new(device),
             geometry_layout,
