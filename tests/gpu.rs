@@ -14,36 +14,14 @@
 mod common;
 
 use common::gpu::{ctx, lock};
+use common::{objects, view_of};
 use glam::Vec3;
 use ldiclash::collide::{self_intersections, surface_contacts, volume_overlaps};
 use ldiclash::gpu::{block_on, build_ldi, run, Analyses, LdiDesc, LdiMethod, SortVariant};
-use ldiclash::ldi::{Axis, Ldi, LdiView, Region, ViewDesc};
+use ldiclash::ldi::{Axis, Ldi, LdiView, ViewDesc};
 use ldiclash::mesh::shapes::{cuboid, cylinder, plane_stack, uv_sphere};
 use ldiclash::mesh::Mesh;
-use ldiclash::raster::{rasterize, RasterObject};
-
-fn objects(meshes: &[Mesh]) -> Vec<RasterObject<'_>> {
-    meshes
-        .iter()
-        .enumerate()
-        .map(|(i, m)| RasterObject {
-            id: i as u32,
-            positions: &m.positions,
-            triangles: &m.triangles,
-        })
-        .collect()
-}
-
-fn view_of(meshes: &[Mesh], desc: ViewDesc, res: u32) -> LdiView {
-    let region = meshes
-        .iter()
-        .filter_map(|m| Region::around(m.positions.iter().copied()))
-        .reduce(|a, b| a.union(&b))
-        .unwrap();
-    let mut view = LdiView::new(&region, desc, res).unwrap();
-    view.fit_depth(region.corners());
-    view
-}
+use ldiclash::raster::rasterize;
 
 /// Largest |CPU depth − GPU depth| seen (f32 bits; non-negative floats order like u32).
 static MAX_DIFF: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);

@@ -8,13 +8,16 @@
 #![cfg(all(target_arch = "wasm32", feature = "gpu"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::{objects, view_of};
 use glam::Vec3;
 use ldiclash::collide::{surface_contacts, volume_overlaps};
 use ldiclash::gpu::{build_ldi, run, Analyses, GpuContext, GpuOptions, LdiDesc, LdiMethod};
 use ldiclash::ldi::{Axis, Ldi, LdiView, Region, ViewDesc};
 use ldiclash::mesh::shapes::uv_sphere;
 use ldiclash::mesh::Mesh;
-use ldiclash::raster::{rasterize, RasterObject};
+use ldiclash::raster::rasterize;
 use ldiclash::scene::{Scene, SceneFile};
 use wasm_bindgen_test::*;
 
@@ -22,29 +25,6 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 const BUNNY_SCENE: &[u8] = include_bytes!("data/bunny_pair/scene.json");
 const BUNNY_OBJ: &[u8] = include_bytes!("data/bunny_pair/meshes/bunny.obj");
-
-fn objects(meshes: &[Mesh]) -> Vec<RasterObject<'_>> {
-    meshes
-        .iter()
-        .enumerate()
-        .map(|(i, m)| RasterObject {
-            id: i as u32,
-            positions: &m.positions,
-            triangles: &m.triangles,
-        })
-        .collect()
-}
-
-fn view_of(meshes: &[Mesh], axis: Axis, res: u32) -> LdiView {
-    let region = meshes
-        .iter()
-        .filter_map(|m| Region::around(m.positions.iter().copied()))
-        .reduce(|a, b| a.union(&b))
-        .unwrap();
-    let mut view = LdiView::new(&region, ViewDesc::Axis(axis), res).unwrap();
-    view.fit_depth(region.corners());
-    view
-}
 
 fn assert_same(cpu: &Ldi, gpu: &Ldi) {
     assert_eq!(
@@ -118,7 +98,7 @@ async fn sphere_pair_matches_the_cpu_in_the_browser() {
         uv_sphere(Vec3::ZERO, 1.0, 48, 24),
         uv_sphere(Vec3::new(1.0, 0.0, 0.0), 1.0, 48, 24),
     ];
-    let n = compare(&meshes, &view_of(&meshes, Axis::X, 96)).await;
+    let n = compare(&meshes, &view_of(&meshes, ViewDesc::Axis(Axis::X), 96)).await;
     assert!(n > 5000, "{n}");
 }
 
@@ -127,7 +107,7 @@ async fn bunny_pair_matches_the_cpu_in_the_browser() {
     let file = SceneFile::parse(BUNNY_SCENE).unwrap();
     let scene = Scene::from_file(&file, |_| Ok(BUNNY_OBJ.to_vec())).unwrap();
     let meshes: Vec<Mesh> = scene.objects.iter().map(|o| o.world().clone()).collect();
-    let n = compare(&meshes, &view_of(&meshes, Axis::Y, 96)).await;
+    let n = compare(&meshes, &view_of(&meshes, ViewDesc::Axis(Axis::Y), 96)).await;
     assert!(n > 5000, "{n}");
 }
 

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use glam::DMat4;
+use ldiclash::ldi::{LdiView, Region, ViewDesc};
 use ldiclash::mesh::{Mesh, Units};
+use ldiclash::raster::RasterObject;
 use ldiclash::scene::{Scene, SceneFile};
 
 /// A scene of meshes placed at identity, named `o0`, `o1`, ….
@@ -53,4 +55,29 @@ pub fn reference(dir: &str) -> serde_json::Value {
 /// Relative difference.
 pub fn rel(a: f64, b: f64) -> f64 {
     (a - b).abs() / b.abs().max(f64::MIN_POSITIVE)
+}
+
+/// Meshes as rasteriser inputs, object id = index.
+pub fn objects(meshes: &[Mesh]) -> Vec<RasterObject<'_>> {
+    meshes
+        .iter()
+        .enumerate()
+        .map(|(i, m)| RasterObject {
+            id: i as u32,
+            positions: &m.positions,
+            triangles: &m.triangles,
+        })
+        .collect()
+}
+
+/// A view over all of `meshes` with its depth range fitted to them.
+pub fn view_of(meshes: &[Mesh], desc: ViewDesc, res: u32) -> LdiView {
+    let region = meshes
+        .iter()
+        .filter_map(|m| Region::around(m.positions.iter().copied()))
+        .reduce(|a, b| a.union(&b))
+        .unwrap();
+    let mut view = LdiView::new(&region, desc, res).unwrap();
+    view.fit_depth(region.corners());
+    view
 }
