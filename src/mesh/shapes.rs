@@ -196,6 +196,75 @@ pub fn plane_stack(n: u32, vertices: u32, size: f32, spacing: f32) -> Mesh {
     Mesh::new(positions, triangles)
 }
 
+/// A closed ring extruded along z from `z0` to `z1` around `center`: an outer star-shaped
+/// profile `outer(θ)` (a spur gear's teeth, or a constant radius for a tube) and an inner
+/// circle of radius `bore`, both sampled at `samples` angles `phase + 2πk/samples`, with
+/// `layers` segments along z (CAD-like: long thin wall triangles, quad strips on the caps).
+/// `4 · samples · (1 + layers)` triangles, closed and outward.
+pub fn ring_extrusion(
+    center: Vec3,
+    outer: impl Fn(f32) -> f32,
+    bore: f32,
+    (z0, z1): (f32, f32),
+    samples: u32,
+    layers: u32,
+    phase: f32,
+) -> Mesh {
+    let n = samples.max(3);
+    let layers = layers.max(1);
+    let mut positions = Vec::with_capacity((2 * n * (layers + 1)) as usize);
+    // Per layer: n outer points, then n inner points.
+    for l in 0..=layers {
+        let z = z0 + (z1 - z0) * l as f32 / layers as f32;
+        for k in 0..n {
+            let a = phase + 2.0 * PI * k as f32 / n as f32;
+            let r = outer(a);
+            positions.push(center + Vec3::new(r * a.cos(), r * a.sin(), z));
+        }
+        for k in 0..n {
+            let a = phase + 2.0 * PI * k as f32 / n as f32;
+            positions.push(center + Vec3::new(bore * a.cos(), bore * a.sin(), z));
+        }
+    }
+    let o = |l: u32, k: u32| l * 2 * n + k % n;
+    let i = |l: u32, k: u32| l * 2 * n + n + k % n;
+    let mut triangles = Vec::with_capacity((4 * n * (layers + 1)) as usize);
+    for k in 0..n {
+        // Caps: +z on top, −z at the bottom.
+        triangles.push([i(layers, k), o(layers, k), o(layers, k + 1)]);
+        triangles.push([i(layers, k), o(layers, k + 1), i(layers, k + 1)]);
+        triangles.push([i(0, k), o(0, k + 1), o(0, k)]);
+        triangles.push([i(0, k), i(0, k + 1), o(0, k + 1)]);
+        for l in 0..layers {
+            // Outer wall faces away from the axis, the bore wall towards it.
+            triangles.push([o(l, k), o(l, k + 1), o(l + 1, k + 1)]);
+            triangles.push([o(l, k), o(l + 1, k + 1), o(l + 1, k)]);
+            triangles.push([i(l, k), i(l + 1, k + 1), i(l, k + 1)]);
+            triangles.push([i(l, k), i(l + 1, k), i(l + 1, k + 1)]);
+        }
+    }
+    Mesh::new(positions, triangles)
+}
+
+/// The radius of a spur gear's trapezoidal teeth at angle `a`: `teeth` teeth between the root
+/// radius `root` and the tip radius `tip`; a tooth's centre lies at angle `phase` (and every
+/// `2π/teeth` from it). Flanks rise over a fifth of the pitch, tips and roots take the rest.
+pub fn gear_radius(a: f32, teeth: u32, root: f32, tip: f32, phase: f32) -> f32 {
+    let pitch = 2.0 * PI / teeth.max(1) as f32;
+    // t = 0.5 at a tooth centre.
+    let t = ((a - phase) / pitch + 0.5).rem_euclid(1.0);
+    let rise = |s: f32| root + (tip - root) * s;
+    if t < 0.2 || t >= 0.8 {
+        root
+    } else if t < 0.4 {
+        rise((t - 0.2) / 0.2)
+    } else if t < 0.6 {
+        tip
+    } else {
+        rise((0.8 - t) / 0.2)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,5 +298,31 @@ mod tests {
         let m = plane_stack(8, 10_000, 1.0, 0.1);
         assert_eq!(m.positions.len(), 8 * 35 * 35);
         assert_eq!(m.triangles.len(), 8 * 34 * 34 * 2);
+    }
+
+    #[test]
+    fn gears_and_tubes_are_closed_with_the_asked_triangle_count() {
+        let gear = ring_extrusion(
+            Vec3::new(1.0, 2.0, 0.0),
+            |a| gear_radius(a, 24, 40.0, 46.0, 0.1),
+            10.0,
+            (0.0, 16.0),
+            24 * 48,
+            1,
+            0.0,
+        );
+        assert_eq!(gear.triangles.len(), 4 * 24 * 48 * 2);
+        let v = crate::mesh::validate(&gear);
+        assert!(v.closed && v.outward, "{v:?}");
+        // Between the tube of the root radius and that of the tip radius, minus the bore.
+        let ring = |r: f64| std::f64::consts::PI * (r * r - 100.0) * 16.0;
+        assert!(v.signed_volume > ring(40.0) && v.signed_volume < ring(46.0));
+        let tube = ring_extrusion(Vec3::ZERO, |_| 2.0, 1.0, (-1.0, 1.0), 400, 3, 0.0);
+        let v = crate::mesh::validate(&tube);
+        let exact = std::f64::consts::PI * 3.0 * 2.0;
+        assert!(v.closed && v.outward && (v.signed_volume - exact).abs() / exact < 1e-3);
+        // A tooth centre at the phase, a gap half a pitch away.
+        assert_eq!(gear_radius(0.3, 10, 1.0, 2.0, 0.3), 2.0);
+        assert_eq!(gear_radius(0.3 + std::f32::consts::PI / 10.0, 10, 1.0, 2.0, 0.3), 1.0);
     }
 }

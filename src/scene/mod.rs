@@ -5,6 +5,8 @@
 //! `{"objects": [{"name", "file", "world_from_object": [16 floats, column-major]}]}` with
 //! `file` relative to the scene file. `world_from_object` may be omitted (identity).
 
+pub mod hall;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -179,6 +181,25 @@ impl Scene {
             return Err(SceneError::Empty(name.to_string()));
         }
         let validation = mesh::validate(&mesh);
+        self.add_validated(name, mesh, units, world_from_object, validation)
+    }
+
+    /// [`Scene::add`] with the mesh's validation already at hand (`mesh::validate` of the same
+    /// mesh): a mesh placed many times is validated once.
+    pub fn add_validated(
+        &mut self,
+        name: &str,
+        mesh: Arc<Mesh>,
+        units: Units,
+        world_from_object: DMat4,
+        validation: Validation,
+    ) -> Result<usize, SceneError> {
+        if self.objects.iter().any(|o| o.name == name) {
+            return Err(SceneError::DuplicateName(name.to_string()));
+        }
+        if mesh.triangles.is_empty() {
+            return Err(SceneError::Empty(name.to_string()));
+        }
         if validation.non_finite_vertices > 0 {
             return Err(SceneError::NonFinite {
                 name: name.to_string(),
@@ -270,10 +291,10 @@ impl Scene {
         file: &SceneFile,
         mut read: impl FnMut(&str) -> Result<Vec<u8>, String>,
     ) -> Result<Scene, SceneError> {
-        let mut cache: HashMap<String, (Arc<Mesh>, Units)> = HashMap::new();
+        let mut cache: HashMap<String, (Arc<Mesh>, Units, Validation)> = HashMap::new();
         let mut scene = Scene::new();
         for e in &file.objects {
-            let (mesh, units) = match cache.get(&e.file) {
+            let (mesh, units, validation) = match cache.get(&e.file) {
                 Some(m) => m.clone(),
                 None => {
                     let bytes = read(&e.file).map_err(|reason| SceneError::Read {
@@ -287,16 +308,21 @@ impl Scene {
                             file: e.file.clone(),
                             source,
                         })?;
-                    let entry = (Arc::new(mesh), units);
+                    if mesh.triangles.is_empty() {
+                        return Err(SceneError::Empty(e.name.clone()));
+                    }
+                    let validation = mesh::validate(&mesh);
+                    let entry = (Arc::new(mesh), units, validation);
                     cache.insert(e.file.clone(), entry.clone());
                     entry
                 }
             };
-            scene.add(
+            scene.add_validated(
                 &e.name,
                 mesh,
                 units,
                 DMat4::from_cols_array(&e.world_from_object),
+                validation,
             )?;
         }
         Ok(scene)
