@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use glam::{DMat4, Vec3};
-use ldiclash::collide::{check, CheckOptions};
+use ldiclash::check::{check, CheckOptions};
 use ldiclash::mesh::{Mesh, Units};
 use ldiclash::scene::Scene;
 use ldiclash::sim::{

@@ -192,6 +192,7 @@ fn main() {
                     method,
                     sort,
                     budget: None,
+                    window: None,
                 };
                 best(reps, || {
                     block_on(run(&ctx, &view, &objs, &desc, &want)).unwrap()

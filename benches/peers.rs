@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use glam::Vec3;
-use ldiclash::collide::{check, CheckOptions};
+use ldiclash::check::{check, CheckOptions};
 use ldiclash::mesh::shapes::uv_sphere;
 use ldiclash::mesh::Units;
 use ldiclash::scene::{Scene, SceneFile};

@@ -3,12 +3,14 @@
 //! Image-space collision detection with Layered Depth Images (LDIs).
 //!
 //! Data flows one way (see README "Architecture"):
-//! `mesh::io` → [`mesh::Mesh`] → [`scene::Scene`] → [`ldi::LdiView`] → [`raster`] → [`ldi::Ldi`]
-//! → [`collide`] → [`report::Report`].
+//! `mesh::io` → [`mesh::Mesh`] → [`scene::Scene`] → [`ldi::LdiView`] → [`raster`] | [`gpu`] →
+//! [`ldi::Ldi`] → [`collide`] (analyses) → [`check`] (what to rasterise where, on which engine)
+//! → [`report::Report`].
 //!
 //! The CPU rasteriser produces every depth fragment of every pixel in one pass (front and back
 //! faces together, seed 000 §4.2); the analyses walk each pixel's sorted fragment list.
 
+pub mod check;
 pub mod clock;
 pub mod collide;
 pub mod deform;

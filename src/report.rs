@@ -111,6 +111,21 @@ pub struct Stats {
     pub max_ldi_pixels: u64,
     /// Triangle pairs tested exactly (exact mode).
     pub exact_tests: u64,
+    /// Broad phase: `ldi` (coarse occupancy LDIs, then refined blocks) or `boxes`.
+    #[serde(default)]
+    pub broad_phase: String,
+    /// Coarse occupancy maps built (LDI broad phase: one per object in a candidate pair).
+    #[serde(default)]
+    pub coarse_maps: usize,
+    /// Candidate pairs the coarse LDIs showed apart (no fine LDI needed).
+    #[serde(default)]
+    pub coarse_separated: usize,
+    /// Pixels of all fine LDIs built (blocks only, for the LDI broad phase).
+    #[serde(default)]
+    pub ldi_pixels: u64,
+    /// Pairs answered from an incremental checker's memory (their objects did not change).
+    #[serde(default)]
+    pub cached_pairs: usize,
 }
 
 /// What the GPU pipeline did over a whole check (docs/gpu.md).

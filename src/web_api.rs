@@ -14,7 +14,7 @@ use std::rc::Rc;
 use glam::{DMat4, Vec2, Vec3};
 use wasm_bindgen::prelude::*;
 
-use crate::collide::{check, check_on_gpu_async, check_with_progress, Backend, CheckOptions};
+use crate::check::{check, check_on_gpu_async, check_with_progress, Backend, CheckOptions};
 use crate::ldi::{Axis, Region};
 use crate::report::{Kind, Report};
 use crate::viewer::camera::{dominant_axis, OrbitCamera};

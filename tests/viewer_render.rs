@@ -10,7 +10,7 @@ mod common;
 
 use common::gpu::{ensure_runtime_dir, lock};
 use glam::{Vec2, Vec3};
-use ldiclash::collide::{check, CheckOptions};
+use ldiclash::check::{check, CheckOptions};
 use ldiclash::mesh::shapes::cuboid;
 use ldiclash::viewer::camera::OrbitCamera;
 use ldiclash::viewer::render::{

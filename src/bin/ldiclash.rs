@@ -18,7 +18,9 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 use glam::DMat4;
-use ldiclash::collide::{check_with_progress, Axes, Backend, CheckOptions, Mode, Progress};
+use ldiclash::check::{
+    check_with_progress, Axes, Backend, BroadPhase, CheckOptions, Mode, Progress,
+};
 use ldiclash::mesh::load_mesh;
 use ldiclash::report::Report;
 use ldiclash::scene::{Scene, SceneFile};
@@ -66,6 +68,26 @@ enum Command {
         /// GPU LDI method: fraglist (fragment lists, default) or peel (depth peeling).
         #[arg(long, default_value = "fraglist")]
         ldi: String,
+        /// Broad phase: ldi (coarse occupancy LDIs, then only where objects meet; default) or
+        /// boxes (every pair with overlapping boxes over its whole box overlap; same answers).
+        #[arg(long, default_value = "ldi")]
+        broad: String,
+    },
+    /// Write a generated factory hall (the factory-scale benchmark's scene): a grid of 12-part
+    /// gear cells as OUT/scene.json and OUT/meshes/*.stl.
+    Hall {
+        /// Cells along x.
+        #[arg(long, default_value_t = 7)]
+        cols: u32,
+        /// Cells along y.
+        #[arg(long, default_value_t = 4)]
+        rows: u32,
+        /// Seed of the cell placements.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output folder (created).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
     },
     /// Run an animated scene and check collisions every frame.
     Animate(AnimateArgs),
@@ -92,6 +114,12 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<(), String> {
     let cmd = match cli.command {
         Command::Animate(args) => return animate(args),
+        Command::Hall {
+            cols,
+            rows,
+            seed,
+            out,
+        } => return write_hall(cols, rows, seed, &out),
         c => c,
     };
     let Command::Check {
@@ -104,6 +132,7 @@ fn run(cli: Cli) -> Result<(), String> {
         json,
         backend,
         ldi,
+        broad,
     } = cmd
     else {
         return Err("unreachable command".into());
@@ -124,6 +153,7 @@ fn run(cli: Cli) -> Result<(), String> {
         epsilon,
         self_check: !no_self,
         backend,
+        broad_phase: broad.parse::<BroadPhase>()?,
     };
     let t0 = ldiclash::clock::now_ms();
     let scene = load_inputs(&inputs)?;
@@ -160,7 +190,7 @@ fn run_check(scene: &Scene, opts: &CheckOptions, progress: Progress<'_>) -> Resu
     if let Backend::Gpu { .. } = opts.backend {
         use ldiclash::gpu::{block_on, GpuContext, GpuOptions};
         return match block_on(GpuContext::new(GpuOptions::default())) {
-            Ok(ctx) => ldiclash::collide::check_on_gpu(scene, opts, &ctx, progress)
+            Ok(ctx) => ldiclash::check::check_on_gpu(scene, opts, &ctx, progress)
                 .map_err(|e| e.to_string()),
             Err(e) => {
                 let cpu = CheckOptions {
@@ -198,7 +228,13 @@ fn load_inputs(inputs: &[PathBuf]) -> Result<Scene, String> {
             for o in sub.objects {
                 let name = unique(&scene, &o.name);
                 scene
-                    .add(&name, o.mesh.clone(), o.units, *o.world_from_object())
+                    .add_validated(
+                        &name,
+                        o.mesh.clone(),
+                        o.units,
+                        *o.world_from_object(),
+                        o.validation.clone(),
+                    )
                     .map_err(|e| e.to_string())?;
             }
         } else {
@@ -216,6 +252,37 @@ fn load_inputs(inputs: &[PathBuf]) -> Result<Scene, String> {
         }
     }
     Ok(scene)
+}
+
+/// `ldiclash hall`: write the generated hall's meshes (one STL per part type) and scene file.
+fn write_hall(cols: u32, rows: u32, seed: u64, out: &Path) -> Result<(), String> {
+    use ldiclash::scene::hall::{Hall, HallDesc};
+    if cols == 0 || rows == 0 || u64::from(cols) * u64::from(rows) > 10_000 {
+        return Err(format!(
+            "--cols {cols} --rows {rows}: use 1 to 10000 cells in all"
+        ));
+    }
+    let hall = Hall::new(HallDesc { cols, rows, seed });
+    let meshes = out.join("meshes");
+    std::fs::create_dir_all(&meshes)
+        .map_err(|e| format!("cannot create {}: {e}", meshes.display()))?;
+    for p in &hall.parts {
+        let path = meshes.join(format!("{}.stl", p.name));
+        std::fs::write(&path, ldiclash::mesh::io::write_stl_binary(&p.mesh))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let file = hall.scene_file("meshes");
+    let json = serde_json::to_string(&file).map_err(|e| e.to_string())?;
+    let path = out.join("scene.json");
+    std::fs::write(&path, json).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!(
+        "wrote {} ({} objects, {} triangles) and {} meshes",
+        path.display(),
+        hall.placements.len(),
+        hall.triangle_count(),
+        hall.parts.len()
+    );
+    Ok(())
 }
 
 fn unique(scene: &Scene, name: &str) -> String {

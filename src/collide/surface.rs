@@ -37,7 +37,6 @@ pub struct PairContacts {
 /// All contacts closer than `eps` (world units) between different objects in `ldi`.
 pub fn surface_contacts(ldi: &Ldi, view: &LdiView, eps: f64) -> Vec<PairContacts> {
     let eps_n = (eps / view.depth_extent) as f32;
-    let width = ldi.width as usize;
     type Acc = (Vec<u32>, f32, [f32; 3], [f32; 3]);
     let result = map_bands(
         ldi.pixel_count(),
@@ -60,7 +59,8 @@ pub fn surface_contacts(ldi: &Ldi, view: &LdiView, eps: f64) -> Vec<PairContacts
                             continue;
                         }
                         let key = ordered(f.object(), g.object());
-                        let (x, y) = ((p % width) as f32, (p / width) as f32);
+                        let (x, y) = ldi.image_xy(p);
+                        let (x, y) = (x as f32, y as f32);
                         let e = acc.entry(key).or_insert_with(|| {
                             (
                                 Vec::new(),

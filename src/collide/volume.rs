@@ -51,7 +51,6 @@ struct Acc {
 
 /// All pairwise intersection volumes in `ldi`.
 pub fn volume_overlaps(ldi: &Ldi, view: &LdiView) -> Vec<PairVolume> {
-    let width = ldi.width as usize;
     let result = map_bands(
         ldi.pixel_count(),
         |range| {
@@ -110,7 +109,8 @@ pub fn volume_overlaps(ldi: &Ldi, view: &LdiView) -> Vec<PairVolume> {
                         }
                     }
                 }
-                let (x, y) = ((p % width) as f32, (p / width) as f32);
+                let (x, y) = ldi.image_xy(p);
+                let (x, y) = (x as f32, y as f32);
                 for &(key, total, deepest, z0, z1) in &pixel_acc {
                     let e = acc.entry(key).or_insert(Acc {
                         length: 0.0,

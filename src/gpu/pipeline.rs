@@ -3,7 +3,7 @@
 //!
 //! How it works (issue 3; seed 002 §3, seed 000 §3.3/§4.1):
 //! 1. Vertices are projected and snapped on the host exactly as the CPU rasteriser does
-//!    (1/256 pixel, `raster::setup::project_vertices`) and uploaded as 32-bit fixed point.
+//!    (1/256 pixel, `ldi::snap::project_vertices`) and uploaded as 32-bit fixed point.
 //! 2. Sizing: a count pass over the image (in framebuffer-sized pieces) and per-row totals
 //!    (sum, max) — the only readback before the real work, `8 × rows` bytes.
 //! 3. Tiles: rows are grouped so that each tile's storage (fragments, offsets, cursor, counts,
@@ -30,7 +30,7 @@ use super::readback::read_pod;
 use super::timing::Timer;
 use crate::clock::now_ms;
 use crate::ldi::{Fragment, Ldi, LdiView};
-use crate::raster::RasterObject;
+use crate::ldi::snap::{project_vertices, RasterObject, SUBPIXEL};
 
 /// Objects one LDI may hold for the GPU analyses (pair table size).
 pub const MAX_OBJECTS: usize = 8;
@@ -87,6 +87,10 @@ pub struct LdiDesc {
     /// are split into chunks of at most this (and at least 64 KiB) too. Tests set a small
     /// one to force tiling.
     pub budget: Option<u64>,
+    /// Build only this window `[x0, y0, width, height]` of the view's image (the check's
+    /// refined blocks); `None`: the whole image. Pixels of the window hold exactly what the
+    /// whole image holds there.
+    pub window: Option<[u32; 4]>,
 }
 
 /// What to compute besides the LDI.
@@ -299,6 +303,20 @@ pub async fn run(
         });
     }
     let (w, h) = (view.width, view.height);
+    // The window to build: [wx, wx + ww) × [wy, wy + wh), within the image.
+    let [wx, wy, ww, wh] = match desc.window {
+        Some([x, y, ww, wh]) => {
+            let (x, y) = (x.min(w), y.min(h));
+            [x, y, ww.min(w - x), wh.min(h - y)]
+        }
+        None => [0, 0, w, h],
+    };
+    if ww == 0 || wh == 0 {
+        return Ok(GpuOutput {
+            ldi: want.read_ldi.then(|| Ldi::empty(0, 0)),
+            ..GpuOutput::default()
+        });
+    }
     let max_buf = ctx.caps.max_storage_buffer();
     let budget = desc.budget.unwrap_or(u64::MAX);
     let max_groups = ctx.caps.max_workgroups_per_dim;
@@ -316,11 +334,8 @@ pub async fn run(
     const LIMIT: f64 = (1u32 << 29) as f64;
     for o in objects {
         let base = verts.len() as u32;
-        for v in crate::raster::setup::project_vertices(view, o.positions) {
-            let (x, y) = (
-                v.x * crate::raster::setup::SUBPIXEL,
-                v.y * crate::raster::setup::SUBPIXEL,
-            );
+        for v in project_vertices(view, o.positions) {
+            let (x, y) = (v.x * SUBPIXEL, v.y * SUBPIXEL);
             if !(x.abs() < LIMIT && y.abs() < LIMIT && v.z.is_finite()) {
                 return Err(GpuError::CoordinateRange {
                     pixels: v.x.abs().max(v.y.abs()),
@@ -390,17 +405,17 @@ pub async fn run(
             m.next_power_of_two() / 2
         }
     };
-    let chunk_w = w.min(max_side);
+    let chunk_w = ww.min(max_side);
     let mut sized: Vec<(Tile, wgpu::Buffer)> = Vec::new();
-    let mut row_stats: Vec<Vec<(u32, u32)>> = Vec::new(); // per column chunk, per row
-    let mut x0 = 0;
-    while x0 < w {
-        let cw = chunk_w.min(w - x0);
+    let mut row_stats: Vec<Vec<(u32, u32)>> = Vec::new(); // per column chunk, per window row
+    let mut x0 = wx;
+    while x0 < wx + ww {
+        let cw = chunk_w.min(wx + ww - x0);
         let band = ((max_buf / 4 / u64::from(cw)) as u32).clamp(1, max_side);
-        let mut rows_of_chunk = Vec::with_capacity(h as usize);
-        let mut y0 = 0;
-        while y0 < h {
-            let bh = band.min(h - y0);
+        let mut rows_of_chunk = Vec::with_capacity(wh as usize);
+        let mut y0 = wy;
+        while y0 < wy + wh {
+            let bh = band.min(wy + wh - y0);
             let tile = Tile {
                 x0,
                 y0,
@@ -458,13 +473,13 @@ pub async fn run(
     // 3. Plan tiles: bands of rows per column chunk within the budget.
     let mut tiles: Vec<Tile> = Vec::new();
     for (ci, rows) in row_stats.iter().enumerate() {
-        let x0 = ci as u32 * chunk_w;
-        let cw = chunk_w.min(w - x0);
-        let mut y0 = 0u32;
-        while y0 < h {
+        let x0 = wx + ci as u32 * chunk_w;
+        let cw = chunk_w.min(wx + ww - x0);
+        let mut y0 = wy;
+        while y0 < wy + wh {
             let (mut frags, mut longest, mut y1) = (0u64, 0u32, y0);
-            while y1 < h {
-                let (s, m) = rows[y1 as usize];
+            while y1 < wy + wh {
+                let (s, m) = rows[(y1 - wy) as usize];
                 let f2 = frags + u64::from(s);
                 let l2 = longest.max(m);
                 let px = u64::from(y1 - y0 + 1) * u64::from(cw);
@@ -698,7 +713,14 @@ pub async fn run(
     // 5. Results.
     let mut out = GpuOutput::default();
     if want.read_ldi {
-        out.ldi = Some(stitch(w, h, &parts));
+        let mut ldi = stitch([wx, wy, ww, wh], &parts);
+        if [wx, wy, ww, wh] != [0, 0, w, h] {
+            ldi.layout = crate::ldi::Layout::Blocks {
+                size: [ww, wh],
+                origins: vec![[wx, wy]],
+            };
+        }
+        out.ldi = Some(ldi);
     }
     if want.volume {
         let accs: Vec<GpuPairAcc> = read_pod(
@@ -989,15 +1011,16 @@ async fn peel_tile(
     Ok(layers)
 }
 
-/// Assemble the CSR LDI from tile results (each tile row is one contiguous run).
-fn stitch(w: u32, h: u32, parts: &[(Tile, Vec<u32>, Vec<GpuFragment>)]) -> Ldi {
+/// Assemble the CSR LDI of the window `[wx, wy, w, h]` from tile results (each tile row is
+/// one contiguous run).
+fn stitch([wx, wy, w, h]: [u32; 4], parts: &[(Tile, Vec<u32>, Vec<GpuFragment>)]) -> Ldi {
     let n = w as usize * h as usize;
     let mut offsets = vec![0u32; n + 1];
     for (t, offs, _) in parts {
         for r in 0..t.height {
             for c in 0..t.width {
                 let l = (r * t.width + c) as usize;
-                let g = (t.y0 + r) as usize * w as usize + (t.x0 + c) as usize;
+                let g = (t.y0 - wy + r) as usize * w as usize + (t.x0 - wx + c) as usize;
                 offsets[g + 1] = offs[l + 1] - offs[l];
             }
         }
@@ -1010,7 +1033,7 @@ fn stitch(w: u32, h: u32, parts: &[(Tile, Vec<u32>, Vec<GpuFragment>)]) -> Ldi {
         for r in 0..t.height {
             let l0 = (r * t.width) as usize;
             let l1 = l0 + t.width as usize;
-            let g = (t.y0 + r) as usize * w as usize + t.x0 as usize;
+            let g = (t.y0 - wy + r) as usize * w as usize + (t.x0 - wx) as usize;
             let (s, e) = (offs[l0] as usize, offs[l1] as usize);
             let dst = offsets[g] as usize;
             for (k, f) in frags[s..e].iter().enumerate() {
@@ -1026,5 +1049,6 @@ fn stitch(w: u32, h: u32, parts: &[(Tile, Vec<u32>, Vec<GpuFragment>)]) -> Ldi {
         height: h,
         offsets,
         fragments,
+        layout: crate::ldi::Layout::Dense,
     }
 }

@@ -7,9 +7,18 @@
 //! normalised to `0..1` over the view's depth range (like WebGPU depth); [`LdiView`] converts
 //! to world units. The CPU rasteriser and the GPU passes produce this same structure, so every
 //! analysis in `collide` runs on either and the two can be compared fragment for fragment.
+//!
+//! An LDI usually covers its whole view ([`Layout::Dense`]); the check's region jobs build
+//! LDIs of only some blocks of a view's image ([`Layout::Blocks`]) — the pixels there hold
+//! exactly the fragments the whole image would hold there.
+//!
+//! [`snap`] is how vertices enter an LDI (projection and sub-pixel snapping), shared by the CPU
+//! rasteriser and the GPU pipeline.
 
+pub mod snap;
 pub mod view;
 
+pub use snap::{RasterObject, SnappedVertex};
 pub use view::{Axis, LdiView, Region, ViewDesc, ViewError};
 
 use bytemuck::{Pod, Zeroable};
@@ -60,17 +69,36 @@ impl Fragment {
     }
 }
 
+/// Where the pixels of an LDI lie in its view's image.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// The whole image, row-major: LDI pixel `(x, y)` is image pixel `(x, y)`.
+    #[default]
+    Dense,
+    /// Blocks of the image, stacked: the LDI is `size[0]` wide and `size[1] · origins.len()`
+    /// high, and its pixel `(x, k · size[1] + y)` is image pixel `origins[k] + (x, y)`. Parts of
+    /// a block beyond the image's edge hold no fragments.
+    Blocks {
+        /// Block width and height in pixels.
+        size: [u32; 2],
+        /// Each block's lower-left image pixel.
+        origins: Vec<[u32; 2]>,
+    },
+}
+
 /// A Layered Depth Image in CSR layout (see the module docs).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ldi {
-    /// Image width in pixels.
+    /// Width in pixels (the image's, or a block's for [`Layout::Blocks`]).
     pub width: u32,
-    /// Image height in pixels.
+    /// Height in pixels (the image's, or all blocks' for [`Layout::Blocks`]).
     pub height: u32,
     /// `width * height + 1` offsets into `fragments`.
     pub offsets: Vec<u32>,
     /// All fragments, grouped by pixel (row-major, row 0 at the view's `v` minimum) and sorted.
     pub fragments: Vec<Fragment>,
+    /// Where the pixels lie in the view's image.
+    pub layout: Layout,
 }
 
 impl Ldi {
@@ -81,6 +109,22 @@ impl Ldi {
             height,
             offsets: vec![0; width as usize * height as usize + 1],
             fragments: Vec::new(),
+            layout: Layout::Dense,
+        }
+    }
+
+    /// The image pixel `(x, y)` of LDI pixel `p` (row-major index).
+    #[inline]
+    pub fn image_xy(&self, p: usize) -> (u32, u32) {
+        let w = self.width as usize;
+        let (x, y) = ((p % w) as u32, (p / w) as u32);
+        match &self.layout {
+            Layout::Dense => (x, y),
+            Layout::Blocks { size, origins } => {
+                let k = (y / size[1].max(1)) as usize;
+                let o = origins.get(k).copied().unwrap_or([0, 0]);
+                (o[0] + x, o[1] + y % size[1].max(1))
+            }
         }
     }
 

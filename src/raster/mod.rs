@@ -5,13 +5,19 @@
 //! chunks across threads (rayon); the wasm build runs the same code on one thread.
 //!
 //! How it works:
-//! 1. [`setup`] projects vertices into the view (pixel units, snapped to 1/256 pixel like GPU
-//!    rasterisers) and builds per-triangle edge functions and a depth plane.
+//! 1. Vertices are projected into the view (pixel units, snapped to 1/256 pixel like GPU
+//!    rasterisers: `crate::ldi::snap`); a triangle whose box holds no pixel centre of the
+//!    covered pixels is dropped at once (most triangles of dense CAD meshes at coarse
+//!    resolutions), the others get edge functions and a depth plane ([`setup`]).
 //! 2. [`traversal`] visits the pixel centres inside each triangle's bounding box, four at a
 //!    time with SIMD ([`simd`], `wide::f64x4`: SSE2/AVX natively, `simd128` on wasm) or one at a
 //!    time with the `scalar` feature. Both evaluate the same IEEE operations in the same order,
 //!    so they give bit-identical LDIs.
 //! 3. The fragments are bucketed by pixel (counting sort into CSR) and sorted per pixel.
+//!
+//! An LDI may cover only some blocks of the view's image ([`Blocks`], [`rasterize_blocks`]):
+//! each triangle is then traversed only inside the active blocks it overlaps, and every pixel
+//! there gets exactly the fragments the whole image would give it.
 //!
 //! Fill rule: a pixel centre exactly on an edge belongs to the triangle for which that edge is a
 //! top or left edge (after putting both front and back faces into counter-clockwise order).
@@ -24,27 +30,20 @@ pub(crate) mod setup;
 mod simd;
 mod traversal;
 
-use glam::Vec3;
+use crate::ldi::snap::{ceil, floor, project_into, SnappedVertex};
+use crate::ldi::{Fragment, Layout, Ldi, LdiView};
 
-use crate::ldi::{Fragment, Ldi, LdiView};
+pub use crate::ldi::snap::RasterObject;
 
-/// One object's geometry for rasterisation: world-space positions and triangles.
-#[derive(Debug, Clone, Copy)]
-pub struct RasterObject<'a> {
-    /// The id stored in fragment tags (`tag = id << 1 | back`).
-    pub id: u32,
-    /// World-space positions.
-    pub positions: &'a [Vec3],
-    /// Triangles (indices into `positions`, all valid).
-    pub triangles: &'a [[u32; 3]],
-}
+use traversal::Rows;
 
 /// Numbers from one rasterisation.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct RasterStats {
     /// Triangles submitted.
     pub triangles: usize,
-    /// Triangles that produced no fragment because they are edge-on or degenerate in the view.
+    /// Triangles whose box holds a pixel centre of the covered pixels but that produced no
+    /// fragment because they are edge-on or degenerate in the view.
     pub edge_on: usize,
     /// Fragments produced.
     pub fragments: usize,
@@ -94,6 +93,107 @@ impl Traversal {
     }
 }
 
+/// Which pixels of a view's image an LDI covers: the whole image, or some rectangular blocks
+/// of a grid over it (the check's region jobs: only where the broad phase found the objects
+/// close). A pixel inside an active block gets exactly the fragments the whole image would
+/// give it, so analyses over the blocks equal analyses of the whole image restricted to them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blocks {
+    /// Block width and height.
+    size: [u32; 2],
+    /// Blocks across and up the image.
+    grid: [u32; 2],
+    /// Per grid block: its index in the LDI, or `u32::MAX` when inactive.
+    slot: Vec<u32>,
+    /// Lower-left image pixel of each active block, in slot order.
+    origins: Vec<[u32; 2]>,
+    /// Whether this is the whole image as one block.
+    whole: bool,
+    /// The image's width and height.
+    image: [u32; 2],
+}
+
+impl Blocks {
+    /// The whole `width × height` image (a [`Layout::Dense`] LDI).
+    pub fn whole(width: u32, height: u32) -> Self {
+        Self {
+            size: [width.max(1), height.max(1)],
+            grid: [1, 1],
+            slot: vec![0],
+            origins: vec![[0, 0]],
+            whole: true,
+            image: [width, height],
+        }
+    }
+
+    /// The blocks of a `size × size` grid over a `width × height` image that `active`
+    /// (row-major over the grid, `grid_width × grid_height` entries) marks. `size` is rounded
+    /// up to a power of two.
+    pub fn from_mask(width: u32, height: u32, size: u32, active: &[bool]) -> Self {
+        let size = size.max(1).next_power_of_two();
+        let grid = [width.div_ceil(size).max(1), height.div_ceil(size).max(1)];
+        let mut slot = vec![u32::MAX; grid[0] as usize * grid[1] as usize];
+        let mut origins = Vec::new();
+        for (k, s) in slot.iter_mut().enumerate() {
+            if active.get(k).copied().unwrap_or(false) {
+                *s = origins.len() as u32;
+                let (bx, by) = (k as u32 % grid[0], k as u32 / grid[0]);
+                origins.push([bx * size, by * size]);
+            }
+        }
+        Self {
+            size: [size, size],
+            grid,
+            slot,
+            origins,
+            whole: false,
+            image: [width, height],
+        }
+    }
+
+    /// The smallest window `[x0, y0, width, height]` of the image holding every active
+    /// block (clipped to the image), `None` when no block is active.
+    pub fn bounding_window(&self) -> Option<[u32; 4]> {
+        let mut it = self.origins.iter();
+        let first = *it.next()?;
+        let (mut lo, mut hi) = (first, first);
+        for o in it {
+            lo = [lo[0].min(o[0]), lo[1].min(o[1])];
+            hi = [hi[0].max(o[0]), hi[1].max(o[1])];
+        }
+        let x1 = (hi[0] + self.size[0]).min(self.image[0]);
+        let y1 = (hi[1] + self.size[1]).min(self.image[1]);
+        (x1 > lo[0] && y1 > lo[1]).then_some([lo[0], lo[1], x1 - lo[0], y1 - lo[1]])
+    }
+
+    /// Active blocks.
+    pub fn count(&self) -> usize {
+        self.origins.len()
+    }
+
+    /// Pixels of the LDI (active blocks × block pixels).
+    pub fn pixels(&self) -> u64 {
+        self.origins.len() as u64 * u64::from(self.size[0]) * u64::from(self.size[1])
+    }
+
+    /// The LDI layout these blocks give.
+    pub fn layout(&self) -> Layout {
+        if self.whole {
+            Layout::Dense
+        } else {
+            Layout::Blocks {
+                size: self.size,
+                origins: self.origins.clone(),
+            }
+        }
+    }
+
+    /// LDI width and height.
+    fn ldi_size(&self) -> (u32, u32) {
+        (self.size[0], self.size[1] * self.origins.len() as u32)
+    }
+}
+
 /// Rasterise `objects` into a sorted LDI with the build's default traversal.
 pub fn rasterize(
     view: &LdiView,
@@ -108,12 +208,31 @@ pub fn rasterize_with(
     objects: &[RasterObject<'_>],
     traversal: Traversal,
 ) -> Result<(Ldi, RasterStats), RasterError> {
+    rasterize_blocks(
+        view,
+        &Blocks::whole(view.width, view.height),
+        objects,
+        traversal,
+    )
+}
+
+/// Rasterise `objects` into a sorted LDI of the given blocks of `view`'s image.
+pub fn rasterize_blocks(
+    view: &LdiView,
+    blocks: &Blocks,
+    objects: &[RasterObject<'_>],
+    traversal: Traversal,
+) -> Result<(Ldi, RasterStats), RasterError> {
     if let Some(o) = objects.iter().find(|o| o.id > (u32::MAX >> 1)) {
         return Err(RasterError::ObjectId(o.id));
     }
-    let projected: Vec<Vec<setup::Vertex>> = objects
+    let projected: Vec<Vec<SnappedVertex>> = objects
         .iter()
-        .map(|o| setup::project_vertices(view, o.positions))
+        .map(|o| {
+            let mut v = Vec::new();
+            project_into(view, o.positions, &mut v);
+            v
+        })
         .collect();
     // Work items: (object index, triangle range).
     let mut items = Vec::new();
@@ -127,40 +246,143 @@ pub fn rasterize_with(
     }
     let run = |&(oi, start, end): &(usize, usize, usize)| -> (Vec<RawFragment>, usize) {
         let o = &objects[oi];
-        let verts = &projected[oi];
-        let mut out = Vec::new();
-        let mut edge_on = 0;
-        for t in &o.triangles[start..end] {
-            let tri = [
-                verts[t[0] as usize],
-                verts[t[1] as usize],
-                verts[t[2] as usize],
-            ];
-            match setup::Triangle::setup(tri, view.width, view.height) {
-                setup::Setup::Visible(tri) => {
-                    traversal::traverse(&tri, o.id, view.width, traversal, &mut out)
-                }
-                setup::Setup::EdgeOn => edge_on += 1,
-                setup::Setup::Outside => {}
-            }
-        }
+        let mut out = Vec::with_capacity(end - start);
+        let edge_on = raster_triangles(
+            view,
+            blocks,
+            &projected[oi],
+            &o.triangles[start..end],
+            o.id,
+            traversal,
+            &mut out,
+        );
         (out, edge_on)
     };
     #[cfg(not(target_arch = "wasm32"))]
-    let parts: Vec<(Vec<RawFragment>, usize)> = {
+    let parts: Vec<(Vec<RawFragment>, usize)> = if items.len() > 1 {
         use rayon::prelude::*;
         items.par_iter().map(run).collect()
+    } else {
+        items.iter().map(run).collect()
     };
     #[cfg(target_arch = "wasm32")]
     let parts: Vec<(Vec<RawFragment>, usize)> = items.iter().map(run).collect();
 
+    let (width, height) = blocks.ldi_size();
+    let ldi = bucket(width, height, blocks.layout(), &parts)?;
+    let stats = RasterStats {
+        triangles: objects.iter().map(|o| o.triangles.len()).sum(),
+        edge_on: parts.iter().map(|(_, e)| e).sum(),
+        fragments: ldi.fragments.len(),
+    };
+    Ok((ldi, stats))
+}
+
+/// Rasterise `triangles` (indices into `verts`, already projected) into the active blocks;
+/// returns how many were edge-on.
+fn raster_triangles(
+    view: &LdiView,
+    blocks: &Blocks,
+    verts: &[SnappedVertex],
+    triangles: &[[u32; 3]],
+    id: u32,
+    traversal: Traversal,
+    out: &mut Vec<RawFragment>,
+) -> usize {
+    let (w, h) = (view.width, view.height);
+    let (bw, bh) = (blocks.size[0], blocks.size[1]);
+    let (sx, sy) = (bw.trailing_zeros(), bh.trailing_zeros());
+    let block_pixels = bw.wrapping_mul(bh);
+    let whole_rows = Rows {
+        base: 0,
+        ox: 0,
+        oy: 0,
+        stride: w,
+    };
+    let mut edge_on = 0;
+    for t in triangles {
+        let [a, b, c] = [
+            verts[t[0] as usize],
+            verts[t[1] as usize],
+            verts[t[2] as usize],
+        ];
+        // The pixel centres in the box, before any other work: most triangles of a dense
+        // mesh hold none, or lie outside every active block.
+        let x0 = ceil(a.x.min(b.x).min(c.x) - 0.5).max(0.0);
+        let x1 = floor(a.x.max(b.x).max(c.x) - 0.5).min(f64::from(w) - 1.0);
+        let y0 = ceil(a.y.min(b.y).min(c.y) - 0.5).max(0.0);
+        let y1 = floor(a.y.max(b.y).max(c.y) - 0.5).min(f64::from(h) - 1.0);
+        if !(x0 <= x1 && y0 <= y1) {
+            continue; // no centre inside, or non-finite
+        }
+        let (x0, x1, y0, y1) = (x0 as u32, x1 as u32, y0 as u32, y1 as u32);
+        if blocks.whole {
+            match setup::Triangle::setup([a, b, c], w, h) {
+                setup::Setup::Visible(tri) => {
+                    traversal::traverse(&tri, id, whole_rows, traversal, out);
+                }
+                setup::Setup::EdgeOn => edge_on += 1,
+                setup::Setup::Outside => {}
+            }
+            continue;
+        }
+        // Blocks are powers of two: shifts, not divisions.
+        let (bx0, bx1, by0, by1) = (x0 >> sx, x1 >> sx, y0 >> sy, y1 >> sy);
+        if !(by0..=by1).any(|by| {
+            (bx0..=bx1).any(|bx| blocks.slot[(by * blocks.grid[0] + bx) as usize] != u32::MAX)
+        }) {
+            continue;
+        }
+        let tri = match setup::Triangle::setup([a, b, c], w, h) {
+            setup::Setup::Visible(tri) => tri,
+            setup::Setup::EdgeOn => {
+                edge_on += 1;
+                continue;
+            }
+            setup::Setup::Outside => continue,
+        };
+        for by in by0..=by1 {
+            for bx in bx0..=bx1 {
+                let slot = blocks.slot[(by * blocks.grid[0] + bx) as usize];
+                if slot == u32::MAX {
+                    continue;
+                }
+                let (ox, oy) = (bx * bw, by * bh);
+                let mut part = tri;
+                part.xmin = tri.xmin.max(ox);
+                part.xmax = tri.xmax.min(ox + bw - 1);
+                part.ymin = tri.ymin.max(oy);
+                part.ymax = tri.ymax.min(oy + bh - 1);
+                if part.xmin > part.xmax || part.ymin > part.ymax {
+                    continue;
+                }
+                let rows = Rows {
+                    base: slot.wrapping_mul(block_pixels),
+                    ox,
+                    oy,
+                    stride: bw,
+                };
+                traversal::traverse(&part, id, rows, traversal, out);
+            }
+        }
+    }
+    edge_on
+}
+
+/// Bucket raw fragments by pixel (counting sort into CSR) and sort each pixel's run.
+fn bucket(
+    width: u32,
+    height: u32,
+    layout: Layout,
+    parts: &[(Vec<RawFragment>, usize)],
+) -> Result<Ldi, RasterError> {
     let total: u64 = parts.iter().map(|(p, _)| p.len() as u64).sum();
     if total > u64::from(u32::MAX) {
         return Err(RasterError::TooManyFragments { fragments: total });
     }
-    let pixels = view.width as usize * view.height as usize;
+    let pixels = width as usize * height as usize;
     let mut offsets = vec![0u32; pixels + 1];
-    for (part, _) in &parts {
+    for (part, _) in parts {
         for f in part {
             offsets[f.pixel as usize + 1] += 1;
         }
@@ -170,7 +392,7 @@ pub fn rasterize_with(
     }
     let mut cursor: Vec<u32> = offsets[..pixels].to_vec();
     let mut fragments = vec![Fragment { depth: 0.0, tag: 0 }; total as usize];
-    for (part, _) in &parts {
+    for (part, _) in parts {
         for f in part {
             let c = &mut cursor[f.pixel as usize];
             fragments[*c as usize] = f.fragment;
@@ -178,18 +400,11 @@ pub fn rasterize_with(
         }
     }
     crate::ldi::sort_pixels(&offsets, &mut fragments);
-    let stats = RasterStats {
-        triangles: objects.iter().map(|o| o.triangles.len()).sum(),
-        edge_on: parts.iter().map(|(_, e)| e).sum(),
-        fragments: total as usize,
-    };
-    Ok((
-        Ldi {
-            width: view.width,
-            height: view.height,
-            offsets,
-            fragments,
-        },
-        stats,
-    ))
+    Ok(Ldi {
+        width,
+        height,
+        offsets,
+        fragments,
+        layout,
+    })
 }

@@ -1,61 +1,12 @@
 //! Triangle setup: vertex projection and snapping, facing, bounding box, edge functions and the
 //! depth plane.
 //!
-//! Vertices are snapped to 1/256 pixel (8 sub-pixel bits, as GPU rasterisers do), so edge
-//! functions of moderately sized images are evaluated exactly in `f64`; beyond that the
-//! canonical edge ordering (see `raster` module docs) still keeps shared edges consistent.
+//! Vertices come snapped to 1/256 pixel (`crate::ldi::snap`, 8 sub-pixel bits, as GPU
+//! rasterisers do), so edge functions of moderately sized images are evaluated exactly in
+//! `f64`; beyond that the canonical edge ordering (see `raster` module docs) still keeps shared
+//! edges consistent.
 
-use glam::Vec3;
-
-use crate::ldi::LdiView;
-
-/// Sub-pixel steps per pixel.
-pub(crate) const SUBPIXEL: f64 = 256.0;
-
-/// `floor` without a libm call (baseline x86-64 has no `roundsd`). Exact for |x| < 2^52;
-/// larger values are integers already. NaN stays NaN.
-#[inline]
-pub(crate) fn floor(x: f64) -> f64 {
-    if x.abs() >= 4_503_599_627_370_496.0 || x.is_nan() {
-        return x;
-    }
-    let t = x as i64 as f64;
-    if t > x {
-        t - 1.0
-    } else {
-        t
-    }
-}
-
-/// `ceil` without a libm call, see [`floor`].
-#[inline]
-pub(crate) fn ceil(x: f64) -> f64 {
-    -floor(-x)
-}
-
-/// A projected vertex: pixel coordinates (snapped) and normalised depth.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Vertex {
-    pub x: f64,
-    pub y: f64,
-    pub z: f64,
-}
-
-/// Project and snap every position.
-pub(crate) fn project_vertices(view: &LdiView, positions: &[Vec3]) -> Vec<Vertex> {
-    positions
-        .iter()
-        .map(|p| {
-            let q = view.project(p.as_dvec3());
-            Vertex {
-                // Round half up to the sub-pixel grid.
-                x: floor(q.x * SUBPIXEL + 0.5) / SUBPIXEL,
-                y: floor(q.y * SUBPIXEL + 0.5) / SUBPIXEL,
-                z: q.z,
-            }
-        })
-        .collect()
-}
+pub(crate) use crate::ldi::snap::{ceil, floor, SnappedVertex as Vertex};
 
 /// One edge function `e(p) = sign * (dx * (p.y - y0) - dy * (p.x - x0))`, positive inside.
 #[derive(Debug, Clone, Copy)]
@@ -227,30 +178,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn fast_floor_and_ceil_match_std() {
-        for x in [
-            -2.5,
-            -2.0,
-            -1.5,
-            -0.5,
-            -0.0,
-            0.0,
-            0.25,
-            0.5,
-            1.0,
-            1.75,
-            1e15 + 0.5,
-            -1e15 - 0.5,
-            1e300,
-            f64::INFINITY,
-        ] {
-            assert_eq!(floor(x), x.floor(), "{x}");
-            assert_eq!(ceil(x), x.ceil(), "{x}");
-        }
-        assert!(floor(f64::NAN).is_nan());
     }
 
     #[test]

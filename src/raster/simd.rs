@@ -52,7 +52,7 @@ pub(crate) fn row(
                 let i = mask.trailing_zeros();
                 mask &= mask - 1;
                 out.push(RawFragment {
-                    pixel: row + x + i,
+                    pixel: row.wrapping_add(x + i),
                     fragment: Fragment {
                         depth: depth[i as usize] as f32,
                         tag,
@@ -97,7 +97,10 @@ mod tests {
                     let mut c = Vec::new();
                     row(&tri, py, tri.xmin, tri.xmax, y * 32, 2, &mut a);
                     row_scalar(&tri, py, tri.xmin, tri.xmax, y * 32, 2, &mut b);
-                    if let Some((x0, x1)) = row_span(&tri, py) {
+                    let inv = tri
+                        .edges
+                        .map(|e| if e.dy == 0.0 { 0.0 } else { e.dx / e.dy });
+                    if let Some((x0, x1)) = row_span(&tri, &inv, py) {
                         row(&tri, py, x0, x1, y * 32, 2, &mut c);
                     }
                     assert_eq!(a.len(), c.len(), "span dropped a centre");

@@ -5,38 +5,75 @@
 use super::setup::Triangle;
 use super::RawFragment;
 
+/// Where image row `y` starts in an LDI's pixel numbering: LDI pixel of image pixel `(x, y)`
+/// is `start(y) + x` (wrapping: a block's start may lie "before" zero).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rows {
+    /// LDI pixel of image pixel `(ox, oy)`.
+    pub base: u32,
+    /// Image column of the block's first pixel.
+    pub ox: u32,
+    /// Image row of the block's first pixel.
+    pub oy: u32,
+    /// LDI pixels per row.
+    pub stride: u32,
+}
+
+impl Rows {
+    #[inline]
+    fn start(&self, y: u32) -> u32 {
+        self.base
+            .wrapping_add((y - self.oy).wrapping_mul(self.stride))
+            .wrapping_sub(self.ox)
+    }
+}
+
 /// Emit the fragments of `tri` (object `id`) into `out`.
 pub(crate) fn traverse(
     tri: &Triangle,
     id: u32,
-    width: u32,
+    rows: Rows,
     traversal: super::Traversal,
     out: &mut Vec<RawFragment>,
 ) {
     let tag = id << 1 | u32::from(tri.back);
-    // Tiny triangles (the common case in dense meshes): test their few centres directly. The
-    // scalar test is the same arithmetic as the SIMD lanes, so the output is identical.
+    // Narrow triangles (one or two pixel columns: tiny ones, and the tall slivers of CAD
+    // walls seen from the side): walk each column's rows, stepping the edge functions by
+    // their exact per-row increments.
     if tri.xmax - tri.xmin < 2 {
+        if exact_steps(tri) {
+            for x in tri.xmin..=tri.xmax {
+                column_stepped(tri, x, rows, tag, out);
+            }
+            return;
+        }
         for y in tri.ymin..=tri.ymax {
             row_scalar(
                 tri,
                 f64::from(y) + 0.5,
                 tri.xmin,
                 tri.xmax,
-                y * width,
+                rows.start(y),
                 tag,
                 out,
             );
         }
         return;
     }
+    // `dx / dy` per edge (0 for a horizontal edge): where the edge crosses row `py` is
+    // `x0 + inv · (py − y0)`, a row's span without a division per row.
+    let inv = tri
+        .edges
+        .map(|e| if e.dy == 0.0 { 0.0 } else { e.dx / e.dy });
     for y in tri.ymin..=tri.ymax {
         let py = f64::from(y) + 0.5;
-        let Some((x0, x1)) = row_span(tri, py) else {
+        let Some((x0, x1)) = row_span(tri, &inv, py) else {
             continue;
         };
-        let row = y * width;
-        if traversal == super::Traversal::Scalar {
+        let row = rows.start(y);
+        // Short spans (slivers: most rows of long thin CAD triangles) test their one or two
+        // candidate centres directly; the scalar test is the SIMD lanes' arithmetic.
+        if traversal == super::Traversal::Scalar || x1 - x0 < 4 {
             row_scalar(tri, py, x0, x1, row, tag, out);
         } else {
             super::simd::row(tri, py, x0, x1, row, tag, out);
@@ -44,34 +81,84 @@ pub(crate) fn traverse(
     }
 }
 
-/// The pixel columns of row `py` that may hold covered centres: each edge function is linear
-/// along the row, so solving `e = 0` bounds the span. The span is widened by one pixel on
-/// each side, so rounding in this bound never drops a centre; the exact per-centre test
-/// decides coverage. Long thin triangles (common in CAD meshes) then cost their area, not
-/// their bounding box.
+/// Tolerance (pixels) by which a row's span is widened: far above the rounding of
+/// [`row_span`]'s bounds, so no covered centre is ever outside the span; the exact
+/// per-centre test decides coverage.
+const SPAN_SLACK: f64 = 1e-3;
+
+/// The pixel columns of row `py` that may hold covered centres: where each edge crosses the
+/// row (`x0 + (dx/dy) · (py − y0)`, no division per row) bounds the span, widened by
+/// [`SPAN_SLACK`]. Long thin triangles (common in CAD meshes) then cost a row or two of
+/// candidates per row, not their bounding box.
 #[inline]
-pub(crate) fn row_span(tri: &Triangle, py: f64) -> Option<(u32, u32)> {
+pub(crate) fn row_span(tri: &Triangle, inv: &[f64; 3], py: f64) -> Option<(u32, u32)> {
     let (mut lo, mut hi) = (f64::from(tri.xmin) + 0.5, f64::from(tri.xmax) + 0.5);
-    for e in &tri.edges {
-        // e(px) = a + b * px
-        let b = -e.sign * e.dy;
-        let a = e.sign * (e.dx * (py - e.y0) + e.dy * e.x0);
-        if b == 0.0 {
+    for (e, &inv) in tri.edges.iter().zip(inv) {
+        // e(px) = a + b * px with b = -sign * dy.
+        if e.dy == 0.0 {
+            let a = e.sign * e.dx * (py - e.y0);
             if a < 0.0 || (a == 0.0 && !e.owns) {
                 return None;
             }
-        } else if b > 0.0 {
-            lo = lo.max(-a / b);
+            continue;
+        }
+        let root = e.x0 + inv * (py - e.y0);
+        if -e.sign * e.dy > 0.0 {
+            lo = lo.max(root);
         } else {
-            hi = hi.min(-a / b);
+            hi = hi.min(root);
         }
     }
-    if lo.is_nan() || hi.is_nan() || lo > hi + 2.0 {
+    if lo.is_nan() || hi.is_nan() || lo > hi + 2.0 * SPAN_SLACK {
         return None;
     }
-    let x0 = (super::setup::floor(lo - 0.5) - 1.0).max(f64::from(tri.xmin));
-    let x1 = (super::setup::ceil(hi - 0.5) + 1.0).min(f64::from(tri.xmax));
+    let x0 = super::setup::ceil(lo - 0.5 - SPAN_SLACK).max(f64::from(tri.xmin));
+    let x1 = super::setup::floor(hi - 0.5 + SPAN_SLACK).min(f64::from(tri.xmax));
     (x0 <= x1).then_some((x0 as u32, x1 as u32))
+}
+
+/// Whether every edge function of `tri` is exact in `f64` at every pixel centre of its box:
+/// snapped coordinates (multiples of 1/256) below 2^18 pixels in magnitude keep every
+/// product within 53 bits. Then stepping an edge function by its per-row increment gives the
+/// very value a direct evaluation gives (the GPU's integer arithmetic is exact too).
+#[inline]
+fn exact_steps(tri: &Triangle) -> bool {
+    const LIMIT: f64 = (1u32 << 18) as f64;
+    f64::from(tri.ymax) < LIMIT
+        && f64::from(tri.xmax) < LIMIT
+        && tri.edges.iter().all(|e| {
+            e.x0.abs() < LIMIT
+                && e.y0.abs() < LIMIT
+                && (e.x0 + e.dx).abs() < LIMIT
+                && (e.y0 + e.dy).abs() < LIMIT
+        })
+}
+
+/// Column `x` of `tri`'s box, bottom to top, with exactly stepped edge functions (only when
+/// [`exact_steps`] holds).
+#[inline]
+fn column_stepped(tri: &Triangle, x: u32, rows: Rows, tag: u32, out: &mut Vec<RawFragment>) {
+    let px = f64::from(x) + 0.5;
+    let py0 = f64::from(tri.ymin) + 0.5;
+    let mut e = tri.edges.map(|e| e.eval(px, py0));
+    let step = tri.edges.map(|e| e.sign * e.dx);
+    let owns = tri.edges.map(|e| e.owns);
+    for y in tri.ymin..=tri.ymax {
+        let inside = (0..3).all(|k| e[k] > 0.0 || (owns[k] && e[k] == 0.0));
+        if inside {
+            let py = f64::from(y) + 0.5;
+            out.push(RawFragment {
+                pixel: rows.start(y).wrapping_add(x),
+                fragment: crate::ldi::Fragment {
+                    depth: tri.depth(px, py) as f32,
+                    tag,
+                },
+            });
+        }
+        for k in 0..3 {
+            e[k] += step[k];
+        }
+    }
 }
 
 /// One row, one centre at a time.
@@ -88,7 +175,7 @@ pub(crate) fn row_scalar(
         let px = f64::from(x) + 0.5;
         if tri.covers(px, py) {
             out.push(RawFragment {
-                pixel: row + x,
+                pixel: row.wrapping_add(x),
                 fragment: crate::ldi::Fragment {
                     depth: tri.depth(px, py) as f32,
                     tag,

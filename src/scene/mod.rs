@@ -30,9 +30,23 @@ pub struct Object {
     world_from_object: DMat4,
     world: Mesh,
     aabb: Region,
+    version: u64,
+}
+
+/// A number no object state had before: objects get one when added and on every move or
+/// deformation, so "same version" means "same world geometry" (what a check may remember).
+fn next_version() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Object {
+    /// Changes whenever the world geometry changes (added, moved, deformed); unique across
+    /// all objects of the process. `crate::check::Checker` keys what it remembers on it.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
     /// The placement.
     pub fn world_from_object(&self) -> &DMat4 {
         &self.world_from_object
@@ -216,6 +230,7 @@ impl Scene {
             world_from_object,
             world,
             aabb,
+            version: next_version(),
         });
         Ok(self.objects.len() - 1)
     }
@@ -234,6 +249,7 @@ impl Scene {
         o.world_from_object = world_from_object;
         o.world = world;
         o.aabb = aabb;
+        o.version = next_version();
         Ok(())
     }
 
@@ -272,6 +288,7 @@ impl Scene {
                 *w = m.transform_point3(p.as_dvec3()).as_vec3();
             }
         }
+        o.version = next_version();
         o.aabb = o
             .world
             .aabb()

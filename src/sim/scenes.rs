@@ -36,7 +36,7 @@ use super::seed001::{shape, Movers, Tessellation, SHAPE_NAMES};
 use super::softbody::SoftBody;
 use super::world::{MassSpring, SimParams};
 use crate::clock::now_ms;
-use crate::collide::{check, CheckError, CheckOptions, Mode};
+use crate::check::{check, CheckError, CheckOptions, Mode};
 use crate::deform::Deformer;
 use crate::mesh::shapes::{cuboid, cylinder, torus};
 use crate::mesh::{Mesh, Units};

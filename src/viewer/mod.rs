@@ -353,8 +353,8 @@ impl CheckSettings {
         serde_json::from_str(json).map_err(|e| format!("check settings: {e}"))
     }
 
-    /// The options for [`crate::collide::check`] (CPU backend).
-    pub fn options(&self) -> Result<crate::collide::CheckOptions, String> {
+    /// The options for [`crate::check::check`] (CPU backend).
+    pub fn options(&self) -> Result<crate::check::CheckOptions, String> {
         let mode = self.mode.parse()?;
         let axes = self.axes.parse()?;
         if self.resolution == 0 || self.resolution > crate::ldi::view::MAX_RESOLUTION {
@@ -364,13 +364,14 @@ impl CheckSettings {
                 crate::ldi::view::MAX_RESOLUTION
             ));
         }
-        Ok(crate::collide::CheckOptions {
+        Ok(crate::check::CheckOptions {
             mode,
             resolution: self.resolution,
             axes,
             epsilon: self.epsilon,
             self_check: self.self_check,
-            backend: crate::collide::Backend::Cpu,
+            backend: crate::check::Backend::Cpu,
+            broad_phase: crate::check::BroadPhase::default(),
         })
     }
 }
@@ -474,7 +475,7 @@ pub fn ldi_points(scene: &Scene, resolution: u32) -> Option<(LdiView, Vec<LdiPoi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collide::{check, CheckOptions};
+    use crate::check::{check, CheckOptions};
 
     fn stl(mesh: &Mesh) -> Vec<u8> {
         let mut s = String::from("solid t\n");
@@ -597,7 +598,7 @@ mod tests {
             .options()
             .unwrap();
         assert_eq!(o.resolution, 64);
-        assert_eq!(o.mode, crate::collide::Mode::Volume);
+        assert_eq!(o.mode, crate::check::Mode::Volume);
         assert!(CheckSettings::from_json(r#"{"mode": "bogus"}"#)
             .unwrap()
             .options()

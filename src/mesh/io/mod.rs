@@ -38,6 +38,8 @@ use std::fmt;
 use super::Mesh;
 
 pub use common::MAX_TRIANGLES;
+#[cfg(feature = "stl")]
+pub use stl::write_binary as write_stl_binary;
 
 /// A mesh file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]

@@ -305,6 +305,22 @@ fn load_ascii(bytes: &[u8]) -> Result<Mesh, MeshLoadError> {
     builder.finish("it has no facets")
 }
 
+/// The mesh as a binary STL file (what `ldiclash hall` writes).
+pub fn write_binary(mesh: &Mesh) -> Vec<u8> {
+    let tri = |t: &[u32; 3]| {
+        let [a, b, c] = t.map(|i| mesh.positions[i as usize]);
+        let n = (b - a).cross(c - a).normalize_or_zero();
+        stl_io::Triangle {
+            normal: stl_io::Vector::new(n.to_array()),
+            vertices: [a, b, c].map(|p| stl_io::Vector::new(p.to_array())),
+        }
+    };
+    let mut out = Vec::with_capacity(84 + 50 * mesh.triangles.len());
+    // Writing into memory cannot fail.
+    let _ = stl_io::write_stl(&mut out, mesh.triangles.iter().map(tri));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

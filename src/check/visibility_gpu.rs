@@ -3,7 +3,8 @@
 //! occlusion queries, which wgpu's WebGPU backend drops).
 //!
 //! # How it works
-//! The drivers of `collide::visibility` are shared with the CPU; only the z-buffer work moves.
+//! The drivers of `collide::visibility` are shared with the CPU; only the z-buffer work moves
+//! (this engine lives in `check`, above both `collide` and `gpu`).
 //! Triangles are set up on the host with the integer rule of `collide::vis_grid` and uploaded
 //! with where they draw and what they test against, so the GPU's counts equal the CPU's
 //! (tests/gpu.rs asserts equal PCS per phase and view).
@@ -15,9 +16,9 @@
 //!   draws of Quick-CULLIDE), then every item (object or cluster) is tested against both; one
 //!   submission and one readback per view and phase.
 
-use super::self_cullide::{self_cullide_with, SelfCullideResult, SelfView};
-use super::vis_grid::TriSetup;
-use super::visibility::{
+use crate::collide::self_cullide::{self_cullide_with, SelfCullideResult, SelfView};
+use crate::collide::vis_grid::TriSetup;
+use crate::collide::visibility::{
     convex_pairs_with, cullide_with, ConvexPair, CullideOptions, CullideResult, PairView,
     TwoPassView, VisEngine, VisibilityError,
 };
@@ -241,7 +242,7 @@ impl GpuEngine<'_> {
     }
 }
 
-/// [`super::self_cullide`] with the per-view visibility tests on the GPU (the exact phase
+/// [`crate::collide::self_cullide`] with the per-view visibility tests on the GPU (the exact phase
 /// stays on the CPU): the same sets per view and the same pairs.
 pub async fn self_cullide_gpu(
     ctx: &GpuContext,
@@ -251,7 +252,7 @@ pub async fn self_cullide_gpu(
     self_cullide_with(&mut GpuEngine { ctx }, mesh, opts).await
 }
 
-/// [`super::convex_pairs`] with the z-buffer work on the GPU: the same answers, counts
+/// [`crate::collide::convex_pairs`] with the z-buffer work on the GPU: the same answers, counts
 /// included.
 pub async fn convex_pairs_gpu(
     ctx: &GpuContext,
@@ -263,7 +264,7 @@ pub async fn convex_pairs_gpu(
     convex_pairs_with(&mut GpuEngine { ctx }, meshes, convex, pairs, resolution).await
 }
 
-/// [`super::cullide`] with the object and sub-object phases on the GPU (the exact phase stays
+/// [`crate::collide::cullide`] with the object and sub-object phases on the GPU (the exact phase stays
 /// on the CPU): the same PCS per phase and view, and the same pairs.
 pub async fn cullide_gpu(
     ctx: &GpuContext,

@@ -1,0 +1,521 @@
+//! The LDI broad phase (issue 10; seed 002's whole-scene pass, made conservative): a coarse
+//! occupancy LDI per object, and per candidate pair the cells where two occupancies meet.
+//!
+//! How it works:
+//! - Every object gets a [`CoarseMap`]: columns along world z on a lattice of square cells of
+//!   side `h = 2^level` (a power of two, so that the lattices of all objects nest; about the
+//!   longest edge of its smallest pair overlap over `COARSE_RESOLUTION`), each column holding
+//!   the merged depth spans the object may occupy there. Two parts:
+//!   - the **shell**: each triangle, grown by the margin `m` in x, y and z, marks the columns
+//!     its band-clipped extent reaches with its depth range over that band (conservative
+//!     coverage: no column the surface touches is missed, however thin the triangle);
+//!   - the **solid** (closed meshes): the inside intervals along each column's centre ray, from
+//!     an exact pixel-centre LDI of the object at the lattice's resolution (inside counts).
+//! - A point of the object lies in its column's spans: move it within its column at constant
+//!   depth towards the centre ray; either the move crosses the surface (a shell span there
+//!   holds the depth) or the centre ray is inside at that depth (a solid span holds it).
+//! - Pair `(a, b)`: on the finer of the two lattices, every column where a span of `a` meets a
+//!   span of `b` is a **meeting cell** (a world box). The fine LDIs of the pair are then built
+//!   only over the image blocks these cells project to, on every view axis; a pair with no
+//!   meeting cell is separated and costs nothing more.
+//!
+//! Why nothing is lost: a fine LDI (pixel `p`, tolerance `ε`) reports volume where both
+//! objects are inside along a pixel-centre ray, and contact where their surfaces come within
+//! `ε` along it. Each object's margin is `m = ε/2 + δ`, with `δ` bounding the sub-pixel
+//! snapping of both LDIs (`(h + p) / 256`, vertices move by at most `1/512` pixel) and depth
+//! rounding; so a fine overlap point, or the midpoint of a fine contact, lies within `m` of
+//! both objects' occupancies and hence in a meeting cell, and its pixel in a refined block.
+//! `ε` of a pair is at most `min(longest edges) · 1.002 / resolution` (or the user's ε); each
+//! object's margin uses its own bound. `tests/broad_phase.rs` checks thin, touching, nested
+//! and sub-cell cases against the whole-region LDIs (`BroadPhase::Boxes`).
+
+use glam::DVec3;
+
+use super::options::CheckError;
+use crate::ldi::snap::floor;
+use crate::ldi::{Axis, LdiView};
+use crate::raster::{rasterize, RasterObject};
+use crate::scene::Object;
+
+/// Lattice cells along an object's longest edge (rounded up to a power-of-two cell size).
+pub const COARSE_RESOLUTION: u32 = 32;
+
+/// One object's coarse occupancy: merged depth spans per lattice column (columns along z).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoarseMap {
+    /// Cell side `2^level`.
+    level: i32,
+    /// Cell side in world units.
+    h: f64,
+    /// First column's lattice index along x.
+    ix0: i64,
+    /// First column's lattice index along y.
+    iy0: i64,
+    /// Columns along x.
+    nx: u32,
+    /// Columns along y.
+    ny: u32,
+    /// `nx · ny + 1` offsets into `spans`; column `(ix, iy)` is `(iy - iy0) · nx + (ix - ix0)`.
+    offsets: Vec<u32>,
+    /// Depth spans `[z0, z1]` (world z), sorted and disjoint per column.
+    spans: Vec<[f32; 2]>,
+    /// Whether the solid was included.
+    solid: bool,
+}
+
+/// A world box where two objects' coarse occupancies meet.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeetingCell {
+    /// Lower corner.
+    pub min: DVec3,
+    /// Upper corner.
+    pub max: DVec3,
+}
+
+/// The margin an object's occupancy is grown by: half the largest contact tolerance any of
+/// its pairs can have, plus the snapping and rounding slack (module docs).
+pub fn margin(o: &Object, resolution: u32, epsilon: Option<f64>, h: f64) -> f64 {
+    let b = o.aabb();
+    let longest = f64::from(b.size().max_element());
+    let eps = epsilon.unwrap_or(longest * 1.01 / f64::from(resolution.max(1)));
+    let scale = f64::from(b.min.abs().max(b.max.abs()).max_element());
+    let pixel = longest / f64::from(resolution.max(1));
+    eps / 2.0 + (h + pixel) / 256.0 + scale * 1e-6 + 1e-30
+}
+
+/// The lattice level for a box: the smallest power of two `h` with `COARSE_RESOLUTION`
+/// columns of side `h` across its longer horizontal edge (columns run along z, so only the
+/// x and y extents matter).
+pub fn level_of(r: &crate::ldi::Region) -> i32 {
+    let s = r.size();
+    level_for(f64::from(s.x.max(s.y)), COARSE_RESOLUTION)
+}
+
+/// The smallest level `l` with `length / 2^l ≤ cells`.
+fn level_for(length: f64, cells: u32) -> i32 {
+    (length.max(1e-30) / f64::from(cells.max(1)))
+        .log2()
+        .ceil()
+        .clamp(-1000.0, 1000.0) as i32
+}
+
+/// The level of an object's own map: [`COARSE_RESOLUTION`] cells along its longest edge.
+pub fn map_level(o: &Object) -> i32 {
+    level_of(&o.aabb())
+}
+
+/// Round `x` down (`up = false`) or up to an `f32` that bounds it.
+fn f32_bound(x: f64, up: bool) -> f32 {
+    let f = x as f32;
+    if up && f64::from(f) < x {
+        f.next_up()
+    } else if !up && f64::from(f) > x {
+        f.next_down()
+    } else {
+        f
+    }
+}
+
+impl CoarseMap {
+    /// The occupancy of `o` on the lattice of cell side `2^level` (shell grown by `margin`;
+    /// solid when `closed`), over the columns of its box — or, with `clip` (a world box),
+    /// only over the columns of the part of its box inside `clip` (the pair-scale maps).
+    pub fn build(
+        o: &Object,
+        level: i32,
+        closed: bool,
+        fine_resolution: u32,
+        epsilon: Option<f64>,
+        clip: Option<[DVec3; 2]>,
+    ) -> Result<Self, CheckError> {
+        let h = 2f64.powi(level);
+        let m = margin(o, fine_resolution, epsilon, h);
+        let ob = o.aabb();
+        if !ob.is_finite() {
+            return Err(crate::ldi::ViewError::NonFinite.into());
+        }
+        // The footprint: the object's box, cut to the clip box.
+        let (mut fmin, mut fmax) = (ob.min.as_dvec3(), ob.max.as_dvec3());
+        if let Some([cmin, cmax]) = clip {
+            fmin = fmin.max(cmin);
+            fmax = fmax.min(cmax);
+            if fmin.x > fmax.x || fmin.y > fmax.y {
+                fmax = fmin; // nothing inside: one empty column
+            }
+        }
+        // h is a power of two: multiplying by its inverse is exact.
+        let inv_h = 1.0 / h;
+        let idx = |v: f64| floor(v * inv_h) as i64;
+        let (ix0, ix1) = (idx(fmin.x - m), idx(fmax.x + m));
+        let (iy0, iy1) = (idx(fmin.y - m), idx(fmax.y + m));
+        let nx = (ix1 - ix0 + 1) as u32;
+        let ny = (iy1 - iy0 + 1) as u32;
+        let col = |ix: i64, iy: i64| ((iy - iy0) as u32) * nx + (ix - ix0) as u32;
+        // Entries (column, z0, z1); neighbouring triangles of a mesh mostly extend one of the
+        // two spans their column got last (two: the top and bottom caps of an extrusion
+        // alternate), so that span grows instead of a new entry.
+        let mut entries: Vec<(u32, f32, f32)> = Vec::with_capacity(o.world().triangles.len());
+        let mut last = vec![[u32::MAX; 2]; nx as usize * ny as usize];
+        let mut push = |c: u32, z0: f32, z1: f32| {
+            let slots = &mut last[c as usize];
+            for &l in slots.iter() {
+                if let Some(e) = entries.get_mut(l as usize) {
+                    if z0 <= e.2 && e.1 <= z1 {
+                        e.1 = e.1.min(z0);
+                        e.2 = e.2.max(z1);
+                        return;
+                    }
+                }
+            }
+            *slots = [entries.len() as u32, slots[0]];
+            entries.push((c, z0, z1));
+        };
+        let w = o.world();
+        // Depths that matter: all, or the clip box's (grown by the margin).
+        let (zclip0, zclip1) = match clip {
+            Some([cmin, cmax]) => (cmin.z - m, cmax.z + m),
+            None => (f64::NEG_INFINITY, f64::INFINITY),
+        };
+        // The triangles reaching the footprint's columns (all of them without a clip).
+        let clipped: Vec<[u32; 3]>;
+        let triangles: &[[u32; 3]] = if clip.is_some() {
+            let (xa, xb) = (ix0 as f64 * h - m, (ix1 + 1) as f64 * h + m);
+            let (ya, yb) = (iy0 as f64 * h - m, (iy1 + 1) as f64 * h + m);
+            clipped = w
+                .triangles
+                .iter()
+                .copied()
+                .filter(|t| {
+                    let [p, q, r] = t.map(|i| w.positions[i as usize]);
+                    let (lo, hi) = (p.min(q).min(r).as_dvec3(), p.max(q).max(r).as_dvec3());
+                    lo.x <= xb && hi.x >= xa && lo.y <= yb && hi.y >= ya
+                })
+                .collect();
+            &clipped
+        } else {
+            &w.triangles
+        };
+        // Shell.
+        for t in triangles {
+            let [p, q, r] = t.map(|i| w.positions[i as usize].as_dvec3());
+            let lo = p.min(q).min(r);
+            let hi = p.max(q).max(r);
+            let (cx0, cx1) = (idx(lo.x - m).max(ix0), idx(hi.x + m).min(ix1));
+            let (cy0, cy1) = (idx(lo.y - m).max(iy0), idx(hi.y + m).min(iy1));
+            if cx0 > cx1 || cy0 > cy1 || lo.z > zclip1 || hi.z < zclip0 {
+                continue;
+            }
+            if cx1 - cx0 <= 1 && cy1 - cy0 <= 1 {
+                // Small triangles (nearly all of a CAD mesh): the box's columns, its depth range.
+                let (z0, z1) = (f32_bound(lo.z - m, false), f32_bound(hi.z + m, true));
+                for iy in cy0..=cy1 {
+                    for ix in cx0..=cx1 {
+                        push(col(ix, iy), z0, z1);
+                    }
+                }
+                continue;
+            }
+            let bands = Bands::new([p, q, r]);
+            for iy in cy0..=cy1 {
+                // The triangle within the band of rows y ∈ [ya, yb] (the row grown by m).
+                let ya = iy as f64 * h - m;
+                let yb = (iy + 1) as f64 * h + m;
+                let Some((xlo, xhi, zlo, zhi)) = bands.extent(ya, yb) else {
+                    continue;
+                };
+                for ix in idx(xlo - m).max(ix0)..=idx(xhi + m).min(ix1) {
+                    push(col(ix, iy), f32_bound(zlo - m, false), f32_bound(zhi + m, true));
+                }
+            }
+        }
+        // Solid: inside intervals along each column's centre ray.
+        if closed && !triangles.is_empty() {
+            let depth_lo = f64::from(ob.min.z) - m;
+            let extent = f64::from(ob.size().z) + 2.0 * m;
+            let view = LdiView {
+                dir: DVec3::Z,
+                u: DVec3::Y,
+                v: DVec3::X,
+                u0: iy0 as f64 * h,
+                v0: ix0 as f64 * h,
+                pixel_size: h,
+                width: ny,
+                height: nx,
+                near: depth_lo,
+                depth_extent: extent.max(h),
+                axis: Some(Axis::Z),
+            };
+            let (ldi, _) = rasterize(
+                &view,
+                &[RasterObject {
+                    id: 0,
+                    positions: &w.positions,
+                    triangles,
+                }],
+            )?;
+            let slack = view.depth_extent * 1e-6;
+            for pix in 0..ldi.pixel_count() {
+                let frags = ldi.pixel(pix);
+                if frags.len() < 2 {
+                    continue;
+                }
+                let c = (pix % ny as usize) as u32 * nx + (pix / ny as usize) as u32;
+                let mut count = 0i32;
+                let mut start = 0f32;
+                for f in frags {
+                    let old = count;
+                    count += if f.is_back() { -1 } else { 1 };
+                    if old <= 0 && count > 0 {
+                        start = f.depth;
+                    } else if old > 0 && count <= 0 {
+                        let z0 = view.near + f64::from(start) * view.depth_extent - slack;
+                        let z1 = view.near + f64::from(f.depth) * view.depth_extent + slack;
+                        let (z0, z1) = (z0.max(zclip0), z1.min(zclip1));
+                        if z0 <= z1 {
+                            push(c, f32_bound(z0, false), f32_bound(z1, true));
+                        }
+                    }
+                }
+            }
+        }
+        // CSR by column, then merge each column's spans.
+        let columns = nx as usize * ny as usize;
+        let mut offsets = vec![0u32; columns + 1];
+        for e in &entries {
+            offsets[e.0 as usize + 1] += 1;
+        }
+        for k in 0..columns {
+            offsets[k + 1] += offsets[k];
+        }
+        let mut cursor = offsets[..columns].to_vec();
+        let mut raw = vec![[0f32; 2]; entries.len()];
+        for e in &entries {
+            let c = &mut cursor[e.0 as usize];
+            raw[*c as usize] = [e.1, e.2];
+            *c += 1;
+        }
+        drop(entries);
+        let mut spans = Vec::with_capacity(raw.len() / 4);
+        let mut merged = vec![0u32; columns + 1];
+        for k in 0..columns {
+            let run = &mut raw[offsets[k] as usize..offsets[k + 1] as usize];
+            run.sort_unstable_by(|a, b| a[0].total_cmp(&b[0]));
+            let mut cur: Option<[f32; 2]> = None;
+            for s in run.iter() {
+                cur = match cur {
+                    Some(c) if s[0] <= c[1] => Some([c[0], c[1].max(s[1])]),
+                    Some(c) => {
+                        spans.push(c);
+                        Some(*s)
+                    }
+                    None => Some(*s),
+                };
+            }
+            spans.extend(cur);
+            merged[k + 1] = spans.len() as u32;
+        }
+        Ok(Self {
+            solid: closed,
+            level,
+            h,
+            ix0,
+            iy0,
+            nx,
+            ny,
+            offsets: merged,
+            spans,
+        })
+    }
+
+    /// The spans of column `(ix, iy)` (empty outside the map).
+    #[inline]
+    fn spans_at(&self, ix: i64, iy: i64) -> &[[f32; 2]] {
+        let (dx, dy) = (ix - self.ix0, iy - self.iy0);
+        if dx < 0 || dy < 0 || dx >= i64::from(self.nx) || dy >= i64::from(self.ny) {
+            return &[];
+        }
+        let c = dy as usize * self.nx as usize + dx as usize;
+        &self.spans[self.offsets[c] as usize..self.offsets[c + 1] as usize]
+    }
+
+    /// The lattice level (cell side `2^level`).
+    pub fn level(&self) -> i32 {
+        self.level
+    }
+
+    /// Whether the solid (inside intervals) is in the map, not only the shell.
+    pub fn has_solid(&self) -> bool {
+        self.solid
+    }
+
+    /// Spans stored (memory is about 8 bytes each).
+    pub fn span_count(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.spans.len() * 8 + self.offsets.len() * 4
+    }
+}
+
+/// A triangle cut into bands of y: its vertices sorted by y, so that the cross-section at any
+/// y lies between the long edge (lowest to highest vertex) and one short edge.
+struct Bands {
+    a: DVec3,
+    b: DVec3,
+    c: DVec3,
+    /// `1 / Δy` of the edges a–c, a–b, b–c (0 when flat).
+    inv: [f64; 3],
+}
+
+impl Bands {
+    fn new(t: [DVec3; 3]) -> Self {
+        let mut v = t;
+        v.sort_unstable_by(|p, q| p.y.total_cmp(&q.y));
+        let [a, b, c] = v;
+        let inv = |p: DVec3, q: DVec3| if q.y > p.y { 1.0 / (q.y - p.y) } else { 0.0 };
+        Self {
+            a,
+            b,
+            c,
+            inv: [inv(a, c), inv(a, b), inv(b, c)],
+        }
+    }
+
+    /// The x and z extent of the triangle within the band `ya ≤ y ≤ yb`, `None` when it
+    /// misses: the cut polygon's corners are the edge crossings at the band's limits and the
+    /// middle vertex when it lies inside.
+    #[inline]
+    fn extent(&self, ya: f64, yb: f64) -> Option<(f64, f64, f64, f64)> {
+        let (a, b, c) = (self.a, self.b, self.c);
+        let lo = ya.max(a.y);
+        let hi = yb.min(c.y);
+        if lo > hi {
+            return None;
+        }
+        if self.inv[0] == 0.0 {
+            // Flat in y: the whole triangle.
+            return Some((
+                a.x.min(b.x).min(c.x),
+                a.x.max(b.x).max(c.x),
+                a.z.min(b.z).min(c.z),
+                a.z.max(b.z).max(c.z),
+            ));
+        }
+        let at = |p: DVec3, q: DVec3, inv: f64, y: f64| -> (f64, f64) {
+            let s = ((y - p.y) * inv).clamp(0.0, 1.0);
+            (p.x + s * (q.x - p.x), p.z + s * (q.z - p.z))
+        };
+        let short = |y: f64| {
+            if y <= b.y {
+                at(a, b, self.inv[1], y)
+            } else {
+                at(b, c, self.inv[2], y)
+            }
+        };
+        let pts = [
+            at(a, c, self.inv[0], lo),
+            at(a, c, self.inv[0], hi),
+            short(lo),
+            short(hi),
+        ];
+        let mut ext = (pts[0].0, pts[0].0, pts[0].1, pts[0].1);
+        let mut add = |(x, z): (f64, f64)| {
+            ext = (ext.0.min(x), ext.1.max(x), ext.2.min(z), ext.3.max(z));
+        };
+        for p in &pts[1..] {
+            add(*p);
+        }
+        if lo <= b.y && b.y <= hi {
+            add((b.x, b.z));
+        }
+        Some(ext)
+    }
+}
+
+/// The world boxes where the occupancies of `a` and `b` meet (module docs), on the finer of
+/// the two lattices. Empty: the pair is separated by more than its contact tolerance.
+pub fn meeting_cells(a: &CoarseMap, b: &CoarseMap) -> Vec<MeetingCell> {
+    let (fine, coarse) = if a.level <= b.level { (a, b) } else { (b, a) };
+    let shift = (coarse.level - fine.level).min(62) as u32;
+    let lo_x = fine.ix0.max(coarse.ix0 << shift);
+    let hi_x = (fine.ix0 + i64::from(fine.nx)).min((coarse.ix0 + i64::from(coarse.nx)) << shift);
+    let lo_y = fine.iy0.max(coarse.iy0 << shift);
+    let hi_y = (fine.iy0 + i64::from(fine.ny)).min((coarse.iy0 + i64::from(coarse.ny)) << shift);
+    let mut cells = Vec::new();
+    for iy in lo_y..hi_y {
+        for ix in lo_x..hi_x {
+            let sf = fine.spans_at(ix, iy);
+            if sf.is_empty() {
+                continue;
+            }
+            let sc = coarse.spans_at(ix >> shift, iy >> shift);
+            let (mut i, mut j) = (0, 0);
+            while i < sf.len() && j < sc.len() {
+                let lo = sf[i][0].max(sc[j][0]);
+                let hi = sf[i][1].min(sc[j][1]);
+                if lo <= hi {
+                    let h = fine.h;
+                    cells.push(MeetingCell {
+                        min: DVec3::new(ix as f64 * h, iy as f64 * h, f64::from(lo)),
+                        max: DVec3::new((ix + 1) as f64 * h, (iy + 1) as f64 * h, f64::from(hi)),
+                    });
+                }
+                if sf[i][1] < sc[j][1] {
+                    i += 1;
+                } else {
+                    j += 1;
+                }
+            }
+        }
+    }
+    cells
+}
+
+/// The box around meeting cells, `None` when there are none.
+pub fn cells_box(cells: &[MeetingCell]) -> Option<[DVec3; 2]> {
+    let first = cells.first()?;
+    Some(cells.iter().fold([first.min, first.max], |[lo, hi], c| {
+        [lo.min(c.min), hi.max(c.max)]
+    }))
+}
+
+/// The blocks (of `block` × `block` pixels) of `view`'s image that the meeting cells project
+/// to, each cell grown by a pixel on every side.
+pub fn blocks_for(view: &LdiView, cells: &[MeetingCell], block: u32) -> crate::raster::Blocks {
+    let block = block.max(1);
+    let (gw, gh) = (view.width.div_ceil(block), view.height.div_ceil(block));
+    let mut mask = vec![false; gw as usize * gh as usize];
+    let range = |lo: f64, hi: f64, origin: f64, n: u32| -> Option<(u32, u32)> {
+        let a = floor((lo - origin) / view.pixel_size - 0.5) - 1.0;
+        let b = -floor(-((hi - origin) / view.pixel_size - 0.5)) + 1.0;
+        let a = a.max(0.0);
+        let b = b.min(f64::from(n) - 1.0);
+        (a <= b).then_some((a as u32, b as u32))
+    };
+    for c in cells {
+        let extent = |axis: DVec3| {
+            // Box extent along a direction: the corner that minimises or maximises each term.
+            let up = axis.cmpge(DVec3::ZERO);
+            let lo = DVec3::select(up, c.min, c.max);
+            let hi = DVec3::select(up, c.max, c.min);
+            (lo.dot(axis), hi.dot(axis))
+        };
+        let (ulo, uhi) = extent(view.u);
+        let (vlo, vhi) = extent(view.v);
+        let hair = (ulo.abs().max(uhi.abs()).max(vlo.abs()).max(vhi.abs())) * 1e-9;
+        let (Some((x0, x1)), Some((y0, y1))) = (
+            range(ulo - hair, uhi + hair, view.u0, view.width),
+            range(vlo - hair, vhi + hair, view.v0, view.height),
+        ) else {
+            continue;
+        };
+        for by in y0 / block..=y1 / block {
+            for bx in x0 / block..=x1 / block {
+                mask[(by * gw + bx) as usize] = true;
+            }
+        }
+    }
+    crate::raster::Blocks::from_mask(view.width, view.height, block, &mask)
+}

@@ -1,0 +1,169 @@
+//! Engines: who builds and analyses the LDIs of a list of region jobs. One trait, two
+//! implementations with the same answers (tests/gpu.rs, tests/gpu_web.rs):
+//!
+//! - [`CpuEngine`]: the SIMD rasteriser and the CPU analyses; jobs run in parallel natively
+//!   (rayon, each job's answer in its place, so the report does not depend on scheduling) and
+//!   in turn in wasm.
+//! - [`GpuEngine`] (feature `gpu`): the wgpu pipeline, one job after another, each over the
+//!   bounding window of its blocks (extra pixels there only repeat whole-region answers).
+
+use super::jobs::{run_cpu, RegionAnswer, RegionJob};
+use super::options::{CheckError, CheckOptions};
+use crate::scene::Scene;
+
+/// Who runs region jobs.
+#[allow(async_fn_in_trait)] // crate-internal; callers are generic, never `dyn`
+pub trait Engine {
+    /// `fraglist` or `peel` for the GPU (the report's `gpu.method`), `None` for the CPU.
+    fn gpu_method(&self) -> Option<&'static str>;
+
+    /// The GPU context (the visibility modes run their own passes on it).
+    #[cfg(feature = "gpu")]
+    fn gpu_context(&self) -> Option<&crate::gpu::GpuContext> {
+        None
+    }
+
+    /// Run `jobs`; answers in job order.
+    async fn run(
+        &self,
+        scene: &Scene,
+        opts: &CheckOptions,
+        jobs: &[RegionJob],
+    ) -> Result<Vec<RegionAnswer>, CheckError>;
+}
+
+/// The CPU rasteriser and analyses.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CpuEngine;
+
+impl Engine for CpuEngine {
+    fn gpu_method(&self) -> Option<&'static str> {
+        None
+    }
+
+    async fn run(
+        &self,
+        scene: &Scene,
+        opts: &CheckOptions,
+        jobs: &[RegionJob],
+    ) -> Result<Vec<RegionAnswer>, CheckError> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            use rayon::prelude::*;
+            jobs.par_iter()
+                .map(|j| run_cpu(j, scene, opts))
+                .collect()
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            jobs.iter().map(|j| run_cpu(j, scene, opts)).collect()
+        }
+    }
+}
+
+/// The GPU pipeline on an open context.
+#[cfg(feature = "gpu")]
+#[derive(Debug, Clone, Copy)]
+pub struct GpuEngine<'a> {
+    /// The context.
+    pub ctx: &'a crate::gpu::GpuContext,
+    /// Fragment lists or peeling.
+    pub desc: crate::gpu::LdiDesc,
+}
+
+#[cfg(feature = "gpu")]
+impl Engine for GpuEngine<'_> {
+    fn gpu_method(&self) -> Option<&'static str> {
+        Some(self.desc.method.name())
+    }
+
+    fn gpu_context(&self) -> Option<&crate::gpu::GpuContext> {
+        Some(self.ctx)
+    }
+
+    async fn run(
+        &self,
+        scene: &Scene,
+        opts: &CheckOptions,
+        jobs: &[RegionJob],
+    ) -> Result<Vec<RegionAnswer>, CheckError> {
+        let mut out = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            out.push(run_gpu(self, job, scene, opts).await?);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(feature = "gpu")]
+async fn run_gpu(
+    engine: &GpuEngine<'_>,
+    job: &RegionJob,
+    scene: &Scene,
+    opts: &CheckOptions,
+) -> Result<RegionAnswer, CheckError> {
+    use super::jobs::{triangles_over, SelfSummary, Subject};
+    use crate::clock::now_ms;
+    use crate::collide::{PairContacts, PairVolume};
+    use crate::raster::RasterObject;
+
+    let t = now_ms();
+    let objects = job.objects(scene);
+    let view = job.view(&objects, opts.resolution)?;
+    let eps = opts.epsilon.unwrap_or(view.pixel_size);
+    let mut answer = RegionAnswer {
+        pixel_size: view.pixel_size,
+        epsilon: eps,
+        ..RegionAnswer::default()
+    };
+    let Some(window) = job.blocks(&view).bounding_window() else {
+        return Ok(answer);
+    };
+    let tris: Vec<Vec<[u32; 3]>> = objects
+        .iter()
+        .map(|o| triangles_over(o, &job.region, job.axis))
+        .collect();
+    let inputs: Vec<RasterObject<'_>> = objects
+        .iter()
+        .zip(&tris)
+        .enumerate()
+        .map(|(k, (o, t))| RasterObject {
+            id: k as u32,
+            positions: &o.world().positions,
+            triangles: t,
+        })
+        .collect();
+    let pair = matches!(job.subject, Subject::Pair(..));
+    let want = crate::gpu::Analyses {
+        volume: pair && job.volume,
+        surface_eps: pair.then_some((eps / view.depth_extent) as f32),
+        self_object: (!pair).then_some(0),
+        read_ldi: false,
+        read_mask: false,
+    };
+    let desc = crate::gpu::LdiDesc {
+        window: Some(window),
+        ..engine.desc
+    };
+    let out = crate::gpu::run(engine.ctx, &view, &inputs, &desc, &want)
+        .await
+        .map_err(|e| CheckError::Gpu(e.to_string()))?;
+    answer.built = true;
+    answer.fragments = out.stats.fragments;
+    answer.pixels = u64::from(window[2]) * u64::from(window[3]);
+    answer.ldi_ms = now_ms() - t;
+    answer.volume = out.volume.iter().find(|p| (p.a, p.b) == (0, 1)).map(|p| {
+        PairVolume::from_image(&view, (0, 1), p.length, p.deepest, p.pixels, p.lo, p.hi)
+    });
+    answer.contact = out.surface.iter().find(|p| (p.a, p.b) == (0, 1)).map(|p| {
+        PairContacts::from_image(&view, (0, 1), p.pixels, p.min_gap, p.lo, p.hi, Vec::new())
+    });
+    answer.self_intersection = out.self_intersection.map(|s| SelfSummary {
+        volume: view.world_depth(s.length) * view.pixel_area(),
+        pixels: s.pixels,
+        depth_count: s.max_count.saturating_sub(1),
+        depth: view.world_depth(f64::from(s.deepest)),
+    });
+    answer.gpu = Some(out.stats);
+    Ok(answer)
+}

@@ -1,0 +1,98 @@
+//! A check that remembers between calls: the planner's loop (move a part, look again) and
+//! animated scenes. Every answer of a check is a pure function of the world geometry of the
+//! objects it involves — a pair's of the two objects, a self-collision's of the one — so a
+//! [`Checker`] keeps, per [`Object::version`](crate::scene::Object::version), each object's
+//! coarse occupancy map, each pair's answer and each object's self-collision, and a later
+//! check redoes only what involves objects that moved or deformed since. Its reports equal
+//! a fresh [`check`](super::check)'s (tests/broad_phase.rs); nothing is precomputed that a
+//! deformation would have to update: a changed object simply is not found.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use super::coarse::CoarseMap;
+use super::engine::CpuEngine;
+use super::options::{CheckError, CheckOptions, Progress};
+use crate::report::{PairReport, Report, SelfReport};
+use crate::scene::Scene;
+
+/// What a [`Checker`] remembers, keyed by object versions.
+#[derive(Debug, Default)]
+pub(crate) struct Cache {
+    /// The options the entries were computed with.
+    pub opts: Option<CheckOptions>,
+    /// Object-scale coarse maps.
+    pub maps: HashMap<u64, Arc<CoarseMap>>,
+    /// Pair answers (`None`: apart).
+    pub pairs: HashMap<(u64, u64), Option<PairReport>>,
+    /// Self-collision answers (`None`: none).
+    pub selfs: HashMap<u64, Option<SelfReport>>,
+}
+
+impl Cache {
+    /// Forget everything when the options changed; keep entries of current versions only.
+    pub fn prepare(&mut self, scene: &Scene, opts: &CheckOptions) {
+        if self.opts.as_ref() != Some(opts) {
+            *self = Cache {
+                opts: Some(opts.clone()),
+                ..Cache::default()
+            };
+            return;
+        }
+        let live: HashSet<u64> = scene.objects.iter().map(|o| o.version()).collect();
+        self.maps.retain(|v, _| live.contains(v));
+        self.pairs
+            .retain(|(a, b), _| live.contains(a) && live.contains(b));
+        self.selfs.retain(|v, _| live.contains(v));
+    }
+}
+
+/// A check that remembers what it found (module docs). CPU engine.
+#[derive(Debug)]
+pub struct Checker {
+    opts: CheckOptions,
+    cache: Cache,
+}
+
+impl Checker {
+    /// A checker with these settings.
+    pub fn new(opts: CheckOptions) -> Self {
+        Self {
+            opts,
+            cache: Cache::default(),
+        }
+    }
+
+    /// The settings.
+    pub fn options(&self) -> &CheckOptions {
+        &self.opts
+    }
+
+    /// Change the settings (what was remembered is dropped).
+    pub fn set_options(&mut self, opts: CheckOptions) {
+        self.opts = opts;
+    }
+
+    /// Check `scene`, redoing only what involves objects changed since the last call. The
+    /// report equals [`check`](super::check)'s; `stats.cached_pairs` counts the pairs answered
+    /// from memory.
+    pub fn check(&mut self, scene: &Scene) -> Result<Report, CheckError> {
+        self.check_with_progress(scene, &mut |_, _, _| {})
+    }
+
+    /// [`Checker::check`] with progress reports.
+    pub fn check_with_progress(
+        &mut self,
+        scene: &Scene,
+        progress: Progress<'_>,
+    ) -> Result<Report, CheckError> {
+        self.cache.prepare(scene, &self.opts);
+        super::run::ready(super::run::check_engine(
+            scene,
+            &self.opts,
+            &CpuEngine,
+            Some(&mut self.cache),
+            progress,
+        ))
+    }
+}

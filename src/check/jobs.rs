@@ -1,0 +1,227 @@
+//! Region jobs: one LDI of one view of one region, and the analyses asked of it.
+//!
+//! A [`RegionJob`] names its objects (a pair, or one object for its self-collision), the region
+//! (the pair's box overlap or the object's box, padded), the view axis and, from the LDI broad
+//! phase, the meeting cells that say which blocks of the view's image need the LDI at all. The
+//! view is the one the region and the resolution define, whatever blocks are built, so every
+//! built pixel holds exactly the fragments a whole-region LDI would hold there: answers over
+//! the blocks are the whole-region answers (`tests/broad_phase.rs`).
+//!
+//! [`run_cpu`] builds and analyses a job on the CPU; `super::engine` runs lists of jobs on the
+//! CPU (in parallel) or the GPU.
+
+use std::sync::Arc;
+
+use glam::Vec3;
+
+use super::coarse::{blocks_for, MeetingCell};
+use super::options::{CheckError, CheckOptions};
+use crate::clock::now_ms;
+use crate::collide::{self_intersections, surface_contacts, volume_overlaps, PairContacts, PairVolume};
+use crate::ldi::{Axis, LdiView, Region, ViewDesc};
+use crate::raster::{rasterize_blocks, Blocks, RasterObject, Traversal};
+use crate::scene::{Object, Scene};
+
+/// Side of the image blocks a refined LDI is built over, in pixels.
+pub const FINE_BLOCK: u32 = 16;
+
+/// What a job rasterises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// Two objects (scene indices), LDI ids 0 and 1: pair volume and contacts.
+    Pair(usize, usize),
+    /// One object (scene index), LDI id 0: its self-collision.
+    Single(usize),
+}
+
+/// One LDI of one view of one region.
+#[derive(Debug, Clone)]
+pub struct RegionJob {
+    /// The objects.
+    pub subject: Subject,
+    /// The region (padded box overlap, or the object's padded box).
+    pub region: Region,
+    /// The view axis.
+    pub axis: Axis,
+    /// Where the LDI is needed (the LDI broad phase); `None`: the whole view.
+    pub cells: Option<Arc<[MeetingCell]>>,
+    /// Pairs: the volume analysis (closed pairs) besides contacts.
+    pub volume: bool,
+}
+
+/// Object 0's self-collision in one LDI.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SelfSummary {
+    /// Volume (world units³).
+    pub volume: f64,
+    /// Pixels with an interval.
+    pub pixels: u64,
+    /// Largest occupancy count minus one.
+    pub depth_count: u32,
+    /// Longest interval (world units).
+    pub depth: f64,
+}
+
+/// What one job answered.
+#[derive(Debug, Clone, Default)]
+pub struct RegionAnswer {
+    /// The view's pixel size.
+    pub pixel_size: f64,
+    /// The contact tolerance used (world units).
+    pub epsilon: f64,
+    /// Pair volume (pairs with `volume`).
+    pub volume: Option<PairVolume>,
+    /// Pair contacts (pairs).
+    pub contact: Option<PairContacts>,
+    /// Self-collision (singles).
+    pub self_intersection: Option<SelfSummary>,
+    /// Fragments rasterised.
+    pub fragments: u64,
+    /// LDI pixels built.
+    pub pixels: u64,
+    /// Whether an LDI was built (false: no block needed).
+    pub built: bool,
+    /// Milliseconds building the LDI.
+    pub ldi_ms: f64,
+    /// Milliseconds in the analyses.
+    pub analysis_ms: f64,
+    /// GPU counters of the job (GPU engine).
+    #[cfg(feature = "gpu")]
+    pub gpu: Option<crate::gpu::GpuStats>,
+}
+
+impl RegionJob {
+    /// The scene objects of the job, in LDI id order.
+    pub fn objects<'a>(&self, scene: &'a Scene) -> Vec<&'a Object> {
+        match self.subject {
+            Subject::Pair(i, j) => vec![&scene.objects[i], &scene.objects[j]],
+            Subject::Single(i) => vec![&scene.objects[i]],
+        }
+    }
+
+    /// The job's view: the region seen along the axis at the check's resolution, depth fitted
+    /// to the objects' boxes.
+    pub fn view(&self, objects: &[&Object], resolution: u32) -> Result<LdiView, CheckError> {
+        let mut view = LdiView::new(&self.region, ViewDesc::Axis(self.axis), resolution)?;
+        view.fit_depth(objects.iter().flat_map(|o| o.aabb().corners()));
+        Ok(view)
+    }
+
+    /// The blocks of `view` the LDI covers.
+    pub fn blocks(&self, view: &LdiView) -> Blocks {
+        match &self.cells {
+            None => Blocks::whole(view.width, view.height),
+            Some(cells) => blocks_for(view, cells, FINE_BLOCK),
+        }
+    }
+}
+
+/// The triangles of `o` whose boxes reach into the region's image rectangle (axis views).
+pub fn triangles_over(o: &Object, region: &Region, axis: Axis) -> Vec<[u32; 3]> {
+    let w = o.world();
+    let keep = |lo: Vec3, hi: Vec3| match axis {
+        Axis::X => {
+            lo.y <= region.max.y
+                && hi.y >= region.min.y
+                && lo.z <= region.max.z
+                && hi.z >= region.min.z
+        }
+        Axis::Y => {
+            lo.x <= region.max.x
+                && hi.x >= region.min.x
+                && lo.z <= region.max.z
+                && hi.z >= region.min.z
+        }
+        Axis::Z => {
+            lo.x <= region.max.x
+                && hi.x >= region.min.x
+                && lo.y <= region.max.y
+                && hi.y >= region.min.y
+        }
+    };
+    w.triangles
+        .iter()
+        .copied()
+        .filter(|t| {
+            let [p, q, r] = t.map(|i| w.positions[i as usize]);
+            keep(p.min(q).min(r), p.max(q).max(r))
+        })
+        .collect()
+}
+
+/// Build and analyse one job on the CPU.
+pub fn run_cpu(
+    job: &RegionJob,
+    scene: &Scene,
+    opts: &CheckOptions,
+) -> Result<RegionAnswer, CheckError> {
+    let t = now_ms();
+    let objects = job.objects(scene);
+    let view = job.view(&objects, opts.resolution)?;
+    let eps = opts.epsilon.unwrap_or(view.pixel_size);
+    let mut answer = RegionAnswer {
+        pixel_size: view.pixel_size,
+        epsilon: eps,
+        ..RegionAnswer::default()
+    };
+    let blocks = job.blocks(&view);
+    if blocks.count() == 0 {
+        return Ok(answer);
+    }
+    let tris: Vec<Vec<[u32; 3]>> = objects
+        .iter()
+        .map(|o| triangles_over(o, &job.region, job.axis))
+        .collect();
+    let inputs: Vec<RasterObject<'_>> = objects
+        .iter()
+        .zip(&tris)
+        .enumerate()
+        .map(|(k, (o, t))| RasterObject {
+            id: k as u32,
+            positions: &o.world().positions,
+            triangles: t,
+        })
+        .collect();
+    let (ldi, rs) = rasterize_blocks(&view, &blocks, &inputs, Traversal::default_for_build())?;
+    let t2 = now_ms();
+    answer.ldi_ms = t2 - t;
+    answer.built = true;
+    answer.fragments = rs.fragments as u64;
+    answer.pixels = ldi.pixel_count() as u64;
+    match job.subject {
+        Subject::Pair(..) => {
+            answer.volume = job
+                .volume
+                .then(|| volume_overlaps(&ldi, &view))
+                .and_then(|v| v.into_iter().find(|p| (p.a, p.b) == (0, 1)));
+            answer.contact = surface_contacts(&ldi, &view, eps)
+                .into_iter()
+                .find(|p| (p.a, p.b) == (0, 1));
+        }
+        Subject::Single(_) => {
+            let s = self_intersections(&ldi, &view, 0);
+            answer.self_intersection = Some(SelfSummary {
+                volume: s.volume,
+                pixels: s.pixels,
+                depth_count: s.depth_count,
+                depth: s.depth,
+            });
+        }
+    }
+    answer.analysis_ms = now_ms() - t2;
+    if std::env::var_os("LDICLASH_TRACE").is_some() {
+        let names: Vec<&str> = objects.iter().map(|o| o.name.as_str()).collect();
+        eprintln!(
+            "job {:?} {} blocks {} px {} frags {} tris {} ldi {:.2} ms an {:.2} ms",
+            names,
+            job.axis,
+            blocks.count(),
+            answer.pixels,
+            answer.fragments,
+            tris.iter().map(Vec::len).sum::<usize>(),
+            answer.ldi_ms,
+            answer.analysis_ms
+        );
+    }
+    Ok(answer)
+}

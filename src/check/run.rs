@@ -1,0 +1,744 @@
+//! The whole check, phase by phase: options → broad phase → (visibility modes | exact pairs |
+//! region jobs for pairs, axis by axis) → self-collision jobs → report.
+//!
+//! Region jobs of one phase are handed to the engine together, so the CPU runs them in
+//! parallel and the GPU in one queue; their answers come back in job order and are merged in
+//! scene order, so the report does not depend on the engine's scheduling.
+
+use std::sync::Arc;
+
+use glam::Vec3;
+
+use super::coarse::{cells_box, level_of, map_level, meeting_cells, CoarseMap, MeetingCell};
+use super::engine::{CpuEngine, Engine};
+use super::incremental::Cache;
+use super::jobs::{RegionAnswer, RegionJob, Subject};
+use super::options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Progress};
+use crate::clock::now_ms;
+use crate::collide::{mesh_contact, sweep_and_prune};
+use crate::ldi::{Axis, Region, ViewError};
+use crate::report::{Kind, ObjectReport, PairReport, Report, SelfReport, Stats};
+use crate::scene::{Object, Scene};
+
+/// Jobs handed to the engine between two progress reports.
+const BATCH: usize = 256;
+
+/// Run a check without progress reports.
+pub fn check(scene: &Scene, opts: &CheckOptions) -> Result<Report, CheckError> {
+    check_with_progress(scene, opts, &mut |_, _, _| {})
+}
+
+/// Run a check, reporting progress per phase. With [`Backend::Gpu`] this opens a GPU context
+/// first (native builds; use [`check_on_gpu`] to reuse one).
+pub fn check_with_progress(
+    scene: &Scene,
+    opts: &CheckOptions,
+    progress: Progress<'_>,
+) -> Result<Report, CheckError> {
+    match opts.backend {
+        Backend::Cpu => ready(check_engine(scene, opts, &CpuEngine, None, progress)),
+        #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+        Backend::Gpu { .. } => {
+            let ctx = crate::gpu::block_on(crate::gpu::GpuContext::new(
+                crate::gpu::GpuOptions::default(),
+            ))
+            .map_err(|e| CheckError::Gpu(e.to_string()))?;
+            check_on_gpu(scene, opts, &ctx, progress)
+        }
+        #[cfg(not(all(feature = "gpu", not(target_arch = "wasm32"))))]
+        Backend::Gpu { .. } => Err(CheckError::Gpu(
+            "this build has no blocking GPU backend (native builds with the `gpu` feature)".into(),
+        )),
+    }
+}
+
+/// Run a check on an open GPU context (the backend setting picks fragment lists or peeling;
+/// `Backend::Cpu` counts as fragment lists here). Blocks: native only (the browser awaits
+/// [`check_on_gpu_async`]).
+#[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+pub fn check_on_gpu(
+    scene: &Scene,
+    opts: &CheckOptions,
+    ctx: &crate::gpu::GpuContext,
+    progress: Progress<'_>,
+) -> Result<Report, CheckError> {
+    crate::gpu::block_on(check_on_gpu_async(scene, opts, ctx, progress))
+}
+
+/// [`check_on_gpu`] without blocking: the browser's way (WebGPU answers through the event
+/// loop, so the page awaits this). Natively it works too.
+#[cfg(feature = "gpu")]
+pub async fn check_on_gpu_async(
+    scene: &Scene,
+    opts: &CheckOptions,
+    ctx: &crate::gpu::GpuContext,
+    progress: Progress<'_>,
+) -> Result<Report, CheckError> {
+    let method = match opts.backend {
+        Backend::Gpu { peel: true } => crate::gpu::LdiMethod::Peel,
+        _ => crate::gpu::LdiMethod::FragmentList,
+    };
+    let engine = super::engine::GpuEngine {
+        ctx,
+        desc: crate::gpu::LdiDesc {
+            method,
+            ..crate::gpu::LdiDesc::default()
+        },
+    };
+    let mut report = check_engine(scene, opts, &engine, None, progress).await?;
+    report.adapter = Some(ctx.adapter_name());
+    Ok(report)
+}
+
+/// Drive a future that never waits (the CPU engine: every `.await` inside completes at once).
+pub(crate) fn ready<T>(f: impl std::future::Future<Output = Result<T, CheckError>>) -> Result<T, CheckError> {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match f.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(r) => r,
+        std::task::Poll::Pending => Err(CheckError::Gpu(
+            "internal: the CPU engine waited on something".into(),
+        )),
+    }
+}
+
+/// Per-axis results of one pair, merged.
+#[derive(Debug, Default, Clone)]
+struct PairAxes {
+    axes: Vec<String>,
+    volumes: Vec<f64>,
+    depth: f64,
+    volume_pixels: u64,
+    contact_pixels: u64,
+    pixel_size: f64,
+    epsilon: f64,
+    bbox: Option<Region>,
+}
+
+/// One candidate pair on its way through the check.
+#[derive(Debug)]
+struct PairState {
+    i: usize,
+    j: usize,
+    /// Its place in the report's pair list (before dropping pairs apart).
+    slot: usize,
+    region: Region,
+    /// Closed pair analysed for volume (else contacts only).
+    volume: bool,
+    /// Meeting cells (LDI broad phase); `None`: the whole region.
+    cells: Option<Arc<[MeetingCell]>>,
+    acc: PairAxes,
+}
+
+/// Everything a phase adds to the report's counters and timings.
+#[derive(Debug, Default)]
+struct Tally {
+    stats: Stats,
+    ldi_ms: f64,
+    analysis_ms: f64,
+    gpu: Option<crate::report::GpuSummary>,
+}
+
+impl Tally {
+    fn add(&mut self, a: &RegionAnswer) {
+        if !a.built {
+            return;
+        }
+        self.stats.ldis += 1;
+        self.stats.fragments += a.fragments;
+        self.stats.ldi_pixels += a.pixels;
+        self.stats.max_ldi_pixels = self.stats.max_ldi_pixels.max(a.pixels);
+        self.ldi_ms += a.ldi_ms;
+        self.analysis_ms += a.analysis_ms;
+        #[cfg(feature = "gpu")]
+        if let (Some(g), Some(s)) = (self.gpu.as_mut(), a.gpu.as_ref()) {
+            add_gpu_stats(g, s);
+        }
+    }
+}
+
+/// Run `jobs` on `engine` in batches, reporting progress as `what`.
+async fn run_jobs<E: Engine>(
+    engine: &E,
+    scene: &Scene,
+    opts: &CheckOptions,
+    jobs: &[RegionJob],
+    tally: &mut Tally,
+    progress: &mut dyn FnMut(usize, usize, &str),
+    what: &str,
+) -> Result<Vec<RegionAnswer>, CheckError> {
+    let mut out = Vec::with_capacity(jobs.len());
+    let batch = if engine.gpu_method().is_some() { 16 } else { BATCH };
+    for chunk in jobs.chunks(batch) {
+        progress(out.len(), jobs.len(), what);
+        let answers = engine.run(scene, opts, chunk).await?;
+        for a in &answers {
+            tally.add(a);
+        }
+        out.extend(answers);
+    }
+    progress(jobs.len(), jobs.len(), what);
+    Ok(out)
+}
+
+pub(crate) async fn check_engine<E: Engine>(
+    scene: &Scene,
+    opts: &CheckOptions,
+    engine: &E,
+    mut cache: Option<&mut Cache>,
+    progress: Progress<'_>,
+) -> Result<Report, CheckError> {
+    let gpu_method = engine.gpu_method();
+    if let Some(e) = opts.epsilon {
+        if !e.is_finite() || e < 0.0 {
+            return Err(CheckError::Epsilon(e));
+        }
+    }
+    if opts.resolution == 0 || opts.resolution > crate::ldi::view::MAX_RESOLUTION {
+        return Err(ViewError::Resolution(opts.resolution).into());
+    }
+    let t0 = now_ms();
+    let mut report = Report {
+        objects: scene
+            .objects
+            .iter()
+            .map(|o| ObjectReport {
+                name: o.name.clone(),
+                triangles: o.mesh.triangles.len(),
+                closed: o.is_closed(),
+                units: o.units.to_string().to_lowercase(),
+                volume: o.is_closed().then(|| {
+                    o.validation.signed_volume.abs() * o.world_from_object().determinant().abs()
+                }),
+            })
+            .collect(),
+        version: crate::VERSION.to_string(),
+        mode: opts.mode.name().to_string(),
+        backend: if gpu_method.is_some() { "gpu" } else { "cpu" }.to_string(),
+        gpu: gpu_method.map(|m| crate::report::GpuSummary {
+            method: m.to_string(),
+            ..Default::default()
+        }),
+        resolution: opts.resolution,
+        axes: opts.axes.to_string(),
+        ..Report::default()
+    };
+    let mut tally = Tally {
+        gpu: report.gpu.take(),
+        ..Tally::default()
+    };
+    tally.stats.broad_phase = opts.broad_phase.name().to_string();
+
+    // Broad phase on boxes.
+    let tb = now_ms();
+    let boxes: Vec<Region> = scene.objects.iter().map(Object::aabb).collect();
+    let candidates = if opts.mode == Mode::SelfOnly {
+        Vec::new()
+    } else {
+        sweep_and_prune(&boxes)
+    };
+    tally.stats.candidate_pairs = candidates.len();
+    report
+        .timings_ms
+        .insert("broad_phase".into(), now_ms() - tb);
+
+    if opts.mode == Mode::Volume {
+        for o in scene.objects.iter().filter(|o| !o.is_closed()) {
+            report.warnings.push(format!(
+                "'{}' is open ({} boundary edges): volume mode needs closed meshes, so its pairs are not checked; use --mode surface or auto",
+                o.name, o.validation.boundary_edges
+            ));
+        }
+    }
+
+    if matches!(opts.mode, Mode::Cullide | Mode::Convex) {
+        if let Some(g) = tally.gpu.as_mut() {
+            // The z-buffer tests run on the visibility pass, not the LDI pipeline.
+            g.method = "visibility".into();
+        }
+        let te = now_ms();
+        super::visibility::visibility_check(
+            scene,
+            opts,
+            engine,
+            &boxes,
+            &candidates,
+            &mut report,
+            &mut tally.stats,
+        )
+        .await?;
+        report
+            .timings_ms
+            .insert(opts.mode.name().into(), now_ms() - te);
+        return Ok(finish(report, tally, t0));
+    }
+
+    let te = now_ms();
+    if opts.mode == Mode::Exact {
+        exact_pairs(scene, &boxes, &candidates, &mut report, &mut tally.stats, &mut *progress);
+        report.timings_ms.insert("exact".into(), now_ms() - te);
+    } else if opts.mode != Mode::SelfOnly {
+        image_pairs(
+            scene,
+            opts,
+            engine,
+            &boxes,
+            &candidates,
+            &mut report,
+            &mut tally,
+            cache.as_deref_mut(),
+            &mut *progress,
+        )
+        .await?;
+        report.timings_ms.insert("pairs".into(), now_ms() - te);
+    }
+
+    if opts.mode == Mode::SelfOnly || (opts.mode == Mode::Auto && opts.self_check) {
+        let ts = now_ms();
+        self_collisions(scene, opts, engine, &mut report, &mut tally, cache, progress).await?;
+        report.timings_ms.insert("self".into(), now_ms() - ts);
+    }
+    Ok(finish(report, tally, t0))
+}
+
+fn finish(mut report: Report, tally: Tally, t0: f64) -> Report {
+    if !report.timings_ms.contains_key("cullide") && !report.timings_ms.contains_key("convex") {
+        report.timings_ms.insert("ldi".into(), tally.ldi_ms);
+        report.timings_ms.insert("analysis".into(), tally.analysis_ms);
+    }
+    report.timings_ms.insert("total".into(), now_ms() - t0);
+    report.stats = tally.stats;
+    report.gpu = tally.gpu;
+    report
+}
+
+/// `--mode exact`: exact triangle–triangle tests of every candidate pair, in parallel.
+fn exact_pairs(
+    scene: &Scene,
+    boxes: &[Region],
+    candidates: &[(usize, usize)],
+    report: &mut Report,
+    stats: &mut Stats,
+    progress: Progress<'_>,
+) {
+    progress(0, candidates.len(), "pairs");
+    let test = |&(i, j): &(usize, usize)| {
+        let (a, b) = (&scene.objects[i], &scene.objects[j]);
+        (i, j, mesh_contact(a.world(), b.world(), (a.is_closed(), b.is_closed()), false))
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    let results: Vec<_> = {
+        use rayon::prelude::*;
+        candidates.par_iter().map(test).collect()
+    };
+    #[cfg(target_arch = "wasm32")]
+    let results: Vec<_> = candidates.iter().map(test).collect();
+    for (i, j, c) in results {
+        stats.exact_tests += c.tested;
+        if c.collides() {
+            report.pairs.push(PairReport {
+                a: scene.objects[i].name.clone(),
+                b: scene.objects[j].name.clone(),
+                kind: Kind::Exact,
+                volume: None,
+                depth: None,
+                pixels: None,
+                pixel_size: None,
+                epsilon: None,
+                axes: Vec::new(),
+                overlap_box: c
+                    .bbox
+                    .or_else(|| boxes[i].intersection(&boxes[j]))
+                    .map(box_array),
+                triangle_pairs: Some(c.intersecting),
+            });
+        }
+    }
+    progress(candidates.len(), candidates.len(), "pairs");
+}
+
+/// The image-space pair analyses (`auto`, `volume`, `surface`): broad phase on coarse LDIs
+/// (or boxes only), then region jobs per axis.
+#[allow(clippy::too_many_arguments)]
+async fn image_pairs<E: Engine>(
+    scene: &Scene,
+    opts: &CheckOptions,
+    engine: &E,
+    boxes: &[Region],
+    candidates: &[(usize, usize)],
+    report: &mut Report,
+    tally: &mut Tally,
+    mut cache: Option<&mut Cache>,
+    progress: Progress<'_>,
+) -> Result<(), CheckError> {
+    let version = |k: usize| scene.objects[k].version();
+    // Each pair's answer, in candidate order; answers from memory now, the rest below.
+    let mut answers: Vec<Option<PairReport>> = Vec::new();
+    let mut pairs: Vec<PairState> = Vec::new();
+    for &(i, j) in candidates {
+        let closed = scene.objects[i].is_closed() && scene.objects[j].is_closed();
+        if opts.mode == Mode::Volume && !closed {
+            continue;
+        }
+        if let Some(known) = cache
+            .as_deref()
+            .and_then(|c| c.pairs.get(&(version(i), version(j))))
+        {
+            answers.push(known.clone());
+            tally.stats.cached_pairs += 1;
+            continue;
+        }
+        answers.push(None);
+        pairs.push(PairState {
+            i,
+            j,
+            slot: answers.len() - 1,
+            region: pad(boxes[i].intersection(&boxes[j]).unwrap_or(boxes[i])),
+            volume: closed && opts.mode != Mode::Surface,
+            cells: None,
+            acc: PairAxes::default(),
+        });
+    }
+
+    if opts.broad_phase == BroadPhase::Ldi {
+        let tc = now_ms();
+        coarse_cells(
+            scene,
+            opts,
+            &mut pairs,
+            &mut tally.stats,
+            cache.as_deref_mut(),
+            &mut *progress,
+        )?;
+        report.timings_ms.insert("coarse".into(), now_ms() - tc);
+    }
+
+    // First axes (auto: the region's longest edge; a list: all of it).
+    let first_axes = |p: &PairState| -> Vec<Axis> {
+        match &opts.axes {
+            Axes::Auto => vec![p.region.longest_axis()],
+            Axes::List(v) => v.clone(),
+        }
+    };
+    let live = |p: &PairState| p.cells.as_ref().is_none_or(|c| !c.is_empty());
+    let mut jobs = Vec::new();
+    let mut owners = Vec::new();
+    for (k, p) in pairs.iter().enumerate().filter(|(_, p)| live(p)) {
+        for axis in first_axes(p) {
+            jobs.push(pair_job(p, axis));
+            owners.push(k);
+        }
+    }
+    let done = run_jobs(engine, scene, opts, &jobs, tally, &mut *progress, "pairs").await?;
+    for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
+        let p = &mut pairs[*k];
+        merge_axis(&mut p.acc, job.axis, p.volume, a);
+    }
+    // Auto: the other two axes where the first found nothing (seed 000 §6.2.2).
+    if opts.axes == Axes::Auto {
+        let mut jobs = Vec::new();
+        let mut owners = Vec::new();
+        for (k, p) in pairs.iter().enumerate().filter(|(_, p)| live(p)) {
+            if p.acc.volume_pixels == 0 && p.acc.contact_pixels == 0 {
+                let first = p.region.longest_axis();
+                for axis in Axis::ALL.into_iter().filter(|&x| x != first) {
+                    jobs.push(pair_job(p, axis));
+                    owners.push(k);
+                }
+            }
+        }
+        let done = run_jobs(engine, scene, opts, &jobs, tally, progress, "pairs").await?;
+        for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
+            let p = &mut pairs[*k];
+            merge_axis(&mut p.acc, job.axis, p.volume, a);
+        }
+    }
+    for p in &pairs {
+        let (a, b) = (&scene.objects[p.i], &scene.objects[p.j]);
+        let answer = classify(a, b, &p.acc, p.volume);
+        if let Some(c) = cache.as_deref_mut() {
+            c.pairs.insert((version(p.i), version(p.j)), answer.clone());
+        }
+        answers[p.slot] = answer;
+    }
+    report.pairs.extend(answers.into_iter().flatten());
+    Ok(())
+}
+
+/// The LDI broad phase: a coarse occupancy map per object of a pair, each pair's meeting
+/// cells on them, and where the object maps are coarser than the pair (a small part next to
+/// a large one), pair-scale maps of both clipped to those cells (empty: separated).
+fn coarse_cells(
+    scene: &Scene,
+    opts: &CheckOptions,
+    pairs: &mut [PairState],
+    stats: &mut Stats,
+    mut cache: Option<&mut Cache>,
+    progress: Progress<'_>,
+) -> Result<(), CheckError> {
+    let n = scene.objects.len();
+    // Per object: whether it needs a map, and its solid (in a volume pair).
+    let mut need = vec![(false, false); n];
+    for p in pairs.iter() {
+        for o in [p.i, p.j] {
+            need[o].0 = true;
+            need[o].1 |= p.volume;
+        }
+    }
+    // Maps remembered by an incremental checker (with the solid when they have one).
+    let mut maps: Vec<Option<Arc<CoarseMap>>> = vec![None; n];
+    if let Some(c) = cache.as_deref() {
+        for o in (0..n).filter(|&o| need[o].0) {
+            maps[o] = c
+                .maps
+                .get(&scene.objects[o].version())
+                .filter(|m| m.has_solid() || !need[o].1)
+                .cloned();
+        }
+    }
+    let wanted: Vec<usize> = (0..n).filter(|&o| need[o].0 && maps[o].is_none()).collect();
+    progress(0, wanted.len(), "coarse");
+    let build = |&o: &usize| {
+        let obj = &scene.objects[o];
+        // With a cache, build the solid of every closed object: later pairs may want it.
+        let solid = need[o].1 || (cache.is_some() && obj.is_closed());
+        CoarseMap::build(obj, map_level(obj), solid, opts.resolution, opts.epsilon, None)
+    };
+    let built: Vec<Result<CoarseMap, CheckError>> = par_map(&wanted, build);
+    for (&o, m) in wanted.iter().zip(built) {
+        let m = Arc::new(m?);
+        if let Some(c) = cache.as_deref_mut() {
+            c.maps.insert(scene.objects[o].version(), m.clone());
+        }
+        maps[o] = Some(m);
+    }
+    stats.coarse_maps = wanted.len();
+    progress(wanted.len(), wanted.len(), "coarse");
+    let meet = |p: &PairState| -> Result<Arc<[MeetingCell]>, CheckError> {
+        let (Some(a), Some(b)) = (&maps[p.i], &maps[p.j]) else {
+            return Ok(Arc::from(Vec::new()));
+        };
+        let (a, b) = (a.as_ref(), b.as_ref());
+        let cells = meeting_cells(a, b);
+        let level = level_of(&p.region);
+        let Some(clip) = cells_box(&cells).filter(|_| a.level().max(b.level()) > level) else {
+            return Ok(cells.into());
+        };
+        // Pair scale over the cells only: the object maps coarser than the pair are rebuilt.
+        let finer = |o: usize, m: &CoarseMap| -> Result<Option<CoarseMap>, CheckError> {
+            if m.level() <= level {
+                return Ok(None);
+            }
+            let obj = &scene.objects[o];
+            CoarseMap::build(obj, level, need[o].1, opts.resolution, opts.epsilon, Some(clip))
+                .map(Some)
+        };
+        let (fa, fb) = (finer(p.i, a)?, finer(p.j, b)?);
+        Ok(meeting_cells(fa.as_ref().unwrap_or(a), fb.as_ref().unwrap_or(b)).into())
+    };
+    let cells: Vec<Result<Arc<[MeetingCell]>, CheckError>> = par_map(pairs, meet);
+    for (p, c) in pairs.iter_mut().zip(cells) {
+        let c = c?;
+        if c.is_empty() {
+            stats.coarse_separated += 1;
+        }
+        p.cells = Some(c);
+    }
+    Ok(())
+}
+
+/// `items.map(f)` in parallel natively (results in order), in turn in wasm.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        items.par_iter().map(f).collect()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        items.iter().map(f).collect()
+    }
+}
+
+fn pair_job(p: &PairState, axis: Axis) -> RegionJob {
+    RegionJob {
+        subject: Subject::Pair(p.i, p.j),
+        region: p.region,
+        axis,
+        cells: p.cells.clone(),
+        volume: p.volume,
+    }
+}
+
+fn merge_axis(acc: &mut PairAxes, axis: Axis, volume: bool, r: &RegionAnswer) {
+    acc.axes.push(axis.name().to_string());
+    acc.pixel_size = acc.pixel_size.max(r.pixel_size);
+    acc.epsilon = acc.epsilon.max(r.epsilon);
+    if volume {
+        let pv = r.volume.as_ref();
+        acc.volumes.push(pv.map_or(0.0, |p| p.volume));
+        if let Some(p) = pv {
+            acc.depth = acc.depth.max(p.depth);
+            acc.volume_pixels = acc.volume_pixels.max(p.pixels);
+            acc_box(&mut acc.bbox, p.bbox);
+        }
+    }
+    if let Some(p) = &r.contact {
+        acc.contact_pixels = acc.contact_pixels.max(p.pixels);
+        acc_box(&mut acc.bbox, p.bbox);
+    }
+}
+
+fn acc_box(b: &mut Option<Region>, r: Region) {
+    *b = Some(match b {
+        Some(x) => x.union(&r),
+        None => r,
+    });
+}
+
+/// Turn merged per-axis results into a pair report (or none).
+fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<PairReport> {
+    let mut pair = PairReport {
+        a: a.name.clone(),
+        b: b.name.clone(),
+        kind: Kind::Surface,
+        volume: None,
+        depth: None,
+        pixels: None,
+        pixel_size: Some(acc.pixel_size),
+        epsilon: Some(acc.epsilon),
+        axes: acc.axes.clone(),
+        overlap_box: acc.bbox.map(box_array),
+        triangle_pairs: None,
+    };
+    if volume {
+        let n = acc.volumes.len().max(1) as f64;
+        let mean = acc.volumes.iter().sum::<f64>() / n;
+        if acc.volume_pixels > 0 && acc.depth > acc.epsilon {
+            pair.kind = Kind::Volume;
+        } else if acc.volume_pixels > 0 || acc.contact_pixels > 0 {
+            pair.kind = Kind::Touch;
+        } else {
+            return None;
+        }
+        pair.volume = Some(mean);
+        pair.depth = Some(acc.depth);
+        pair.pixels = Some(acc.volume_pixels.max(acc.contact_pixels));
+        Some(pair)
+    } else if acc.contact_pixels > 0 {
+        pair.pixels = Some(acc.contact_pixels);
+        Some(pair)
+    } else {
+        None
+    }
+}
+
+/// Seed 000's self-collision of every closed object over its own box.
+async fn self_collisions<E: Engine>(
+    scene: &Scene,
+    opts: &CheckOptions,
+    engine: &E,
+    report: &mut Report,
+    tally: &mut Tally,
+    mut cache: Option<&mut Cache>,
+    progress: Progress<'_>,
+) -> Result<(), CheckError> {
+    let mut jobs = Vec::new();
+    // Each closed object's answer, in scene order; remembered ones now, the rest below.
+    let mut answers: Vec<(usize, Option<SelfReport>)> = Vec::new();
+    for (k, o) in scene.objects.iter().enumerate() {
+        if !o.is_closed() {
+            if opts.mode == Mode::SelfOnly {
+                report.warnings.push(format!(
+                    "'{}' is open: self-collision (seed 000) needs a closed mesh, skipped",
+                    o.name
+                ));
+            }
+            continue;
+        }
+        if let Some(known) = cache.as_deref().and_then(|c| c.selfs.get(&o.version())) {
+            answers.push((k, known.clone()));
+            continue;
+        }
+        answers.push((k, None));
+        let region = pad(o.aabb());
+        let axes = match &opts.axes {
+            Axes::Auto => vec![region.longest_axis()],
+            Axes::List(v) => v.clone(),
+        };
+        for axis in axes {
+            jobs.push(RegionJob {
+                subject: Subject::Single(k),
+                region,
+                axis,
+                cells: None,
+                volume: false,
+            });
+        }
+    }
+    let done = run_jobs(engine, scene, opts, &jobs, tally, progress, "self").await?;
+    // Jobs of one object are adjacent.
+    let mut k = 0;
+    while k < jobs.len() {
+        let Subject::Single(o) = jobs[k].subject else {
+            k += 1;
+            continue;
+        };
+        let mut volumes = Vec::new();
+        let (mut pixels, mut layers, mut depth, mut pixel_size) = (0u64, 0u32, 0.0f64, 0.0f64);
+        while k < jobs.len() && jobs[k].subject == Subject::Single(o) {
+            let r = &done[k];
+            if let Some(s) = r.self_intersection {
+                volumes.push(s.volume);
+                pixels = pixels.max(s.pixels);
+                layers = layers.max(s.depth_count);
+                depth = depth.max(s.depth);
+            }
+            pixel_size = pixel_size.max(r.pixel_size);
+            k += 1;
+        }
+        let answer = (pixels > 0).then(|| SelfReport {
+            object: scene.objects[o].name.clone(),
+            volume: volumes.iter().sum::<f64>() / volumes.len().max(1) as f64,
+            pixels,
+            layers,
+            depth,
+            pixel_size,
+        });
+        if let Some(c) = cache.as_deref_mut() {
+            c.selfs.insert(scene.objects[o].version(), answer.clone());
+        }
+        if let Some(slot) = answers.iter_mut().find(|(k, _)| *k == o) {
+            slot.1 = answer;
+        }
+    }
+    report
+        .self_collisions
+        .extend(answers.into_iter().filter_map(|(_, a)| a));
+    Ok(())
+}
+
+/// Grow a region a little so flat overlaps (touching boxes) still have a thickness.
+pub(crate) fn pad(r: Region) -> Region {
+    let m = r.size().max_element() * 1e-3
+        + r.min.abs().max(r.max.abs()).max_element() * 1e-6
+        + f32::MIN_POSITIVE;
+    Region::new(r.min - Vec3::splat(m), r.max + Vec3::splat(m))
+}
+
+pub(crate) fn box_array(r: Region) -> [[f32; 3]; 2] {
+    [r.min.to_array(), r.max.to_array()]
+}
+
+#[cfg(feature = "gpu")]
+fn add_gpu_stats(g: &mut crate::report::GpuSummary, s: &crate::gpu::GpuStats) {
+    g.fragments += s.fragments;
+    g.tiles += u64::from(s.tiles);
+    g.peak_bytes = g.peak_bytes.max(s.bytes);
+    g.geometry_passes += u64::from(s.geometry_passes);
+    g.layers = g.layers.max(s.layers);
+    g.timer.clone_from(&s.timer);
+    for (k, v) in &s.timings_ms {
+        *g.timings_ms.entry(k.clone()).or_default() += v;
+    }
+}

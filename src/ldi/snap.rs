@@ -1,0 +1,108 @@
+//! Vertex snapping: how a world position becomes image coordinates, the same for the CPU
+//! rasteriser (`crate::raster`) and the GPU pipeline (`crate::gpu`), so both produce the very
+//! same fragments.
+//!
+//! Vertices are projected into the view (pixels and normalised depth) and their image
+//! coordinates snapped to 1/256 pixel (8 sub-pixel bits, as GPU rasterisers do). Edge
+//! functions of moderately sized images are then exact in `f64` (CPU) and in 64-bit integers
+//! (GPU fixed point).
+
+use glam::Vec3;
+
+use super::LdiView;
+
+/// Sub-pixel steps per pixel.
+pub const SUBPIXEL: f64 = 256.0;
+
+/// `floor` without a libm call (baseline x86-64 has no `roundsd`). Exact for |x| < 2^52;
+/// larger values are integers already. NaN stays NaN.
+#[inline]
+pub fn floor(x: f64) -> f64 {
+    if x.abs() >= 4_503_599_627_370_496.0 || x.is_nan() {
+        return x;
+    }
+    let t = x as i64 as f64;
+    if t > x {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
+/// `ceil` without a libm call, see [`floor`].
+#[inline]
+pub fn ceil(x: f64) -> f64 {
+    -floor(-x)
+}
+
+/// A projected vertex: image coordinates in pixels (snapped) and normalised depth.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SnappedVertex {
+    /// Image x in pixels, a multiple of 1/[`SUBPIXEL`].
+    pub x: f64,
+    /// Image y in pixels, a multiple of 1/[`SUBPIXEL`].
+    pub y: f64,
+    /// Depth, `0..1` over the view's depth range (not snapped).
+    pub z: f64,
+}
+
+/// Project and snap every position.
+pub fn project_vertices(view: &LdiView, positions: &[Vec3]) -> Vec<SnappedVertex> {
+    let mut out = Vec::with_capacity(positions.len());
+    project_into(view, positions, &mut out);
+    out
+}
+
+/// [`project_vertices`] into a reused buffer (cleared first).
+pub fn project_into(view: &LdiView, positions: &[Vec3], out: &mut Vec<SnappedVertex>) {
+    out.clear();
+    out.extend(positions.iter().map(|p| {
+        let q = view.project(p.as_dvec3());
+        SnappedVertex {
+            // Round half up to the sub-pixel grid.
+            x: floor(q.x * SUBPIXEL + 0.5) / SUBPIXEL,
+            y: floor(q.y * SUBPIXEL + 0.5) / SUBPIXEL,
+            z: q.z,
+        }
+    }));
+}
+
+/// One object's geometry for an LDI: world-space positions and triangles.
+#[derive(Debug, Clone, Copy)]
+pub struct RasterObject<'a> {
+    /// The id stored in fragment tags (`tag = id << 1 | back`).
+    pub id: u32,
+    /// World-space positions.
+    pub positions: &'a [Vec3],
+    /// Triangles (indices into `positions`, all valid).
+    pub triangles: &'a [[u32; 3]],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_floor_and_ceil_match_std() {
+        for x in [
+            -2.5,
+            -2.0,
+            -1.5,
+            -0.5,
+            -0.0,
+            0.0,
+            0.25,
+            0.5,
+            1.0,
+            1.75,
+            1e15 + 0.5,
+            -1e15 - 0.5,
+            1e300,
+            f64::INFINITY,
+        ] {
+            assert_eq!(floor(x), x.floor(), "{x}");
+            assert_eq!(ceil(x), x.ceil(), "{x}");
+        }
+        assert!(floor(f64::NAN).is_nan());
+    }
+}
