@@ -73,18 +73,22 @@ enum Command {
         #[arg(long, default_value = "ldi")]
         broad: String,
     },
-    /// Write a generated factory hall (the factory-scale benchmark's scene): a grid of 12-part
-    /// gear cells as OUT/scene.json and OUT/meshes/*.stl.
+    /// Write a generated factory hall (the factory-scale benchmark's scene): a grid of cells,
+    /// robot cells of the shared real meshes (default) or 12-part gear assemblies, as
+    /// OUT/scene.json and OUT/meshes/*.stl.
     Hall {
         /// Cells along x.
-        #[arg(long, default_value_t = 7)]
+        #[arg(long, default_value_t = 6)]
         cols: u32,
         /// Cells along y.
-        #[arg(long, default_value_t = 4)]
+        #[arg(long, default_value_t = 5)]
         rows: u32,
         /// Seed of the cell placements.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// robot (the KUKA arm, gripper parts and bunnies of the test data) or gears.
+        #[arg(long, default_value = "robot")]
+        cell: String,
         /// Output folder (created).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -118,8 +122,9 @@ fn run(cli: Cli) -> Result<(), String> {
             cols,
             rows,
             seed,
+            cell,
             out,
-        } => return write_hall(cols, rows, seed, &out),
+        } => return write_hall(cols, rows, seed, &cell, &out),
         c => c,
     };
     let Command::Check {
@@ -254,21 +259,53 @@ fn load_inputs(inputs: &[PathBuf]) -> Result<Scene, String> {
     Ok(scene)
 }
 
-/// `ldiclash hall`: write the generated hall's meshes (one STL per part type) and scene file.
-fn write_hall(cols: u32, rows: u32, seed: u64, out: &Path) -> Result<(), String> {
-    use ldiclash::scene::hall::{Hall, HallDesc};
+/// The shared meshes the robot cell is made of, built into the binary.
+fn robot_cell_file(path: &str) -> Result<Vec<u8>, String> {
+    macro_rules! files {
+        ($($p:literal),*) => {
+            match path {
+                $($p => Ok(include_bytes!(concat!("../../tests/data/", $p)).to_vec()),)*
+                _ => Err(format!("{path} is not built in")),
+            }
+        };
+    }
+    files!(
+        "kuka_folded/scene.json",
+        "kuka_zero_pose/scene.json",
+        "kuka_folded/meshes/link_0.stl",
+        "kuka_folded/meshes/link_1.stl",
+        "kuka_folded/meshes/link_2.stl",
+        "kuka_folded/meshes/link_3.stl",
+        "kuka_folded/meshes/link_4.stl",
+        "kuka_folded/meshes/link_5.stl",
+        "kuka_folded/meshes/link_6.stl",
+        "kuka_folded/meshes/link_7.stl",
+        "gripper_parts/meshes/GUIDE_WSG50_110.stl",
+        "gripper_parts/meshes/WSG-FMF.stl",
+        "bunny_pair/meshes/bunny.obj"
+    )
+}
+
+/// `ldiclash hall`: write the generated hall's meshes (one STL per mesh) and scene file.
+fn write_hall(cols: u32, rows: u32, seed: u64, cell: &str, out: &Path) -> Result<(), String> {
+    use ldiclash::scene::hall::{gear_cell, robot_cell, Hall, HallDesc};
     if cols == 0 || rows == 0 || u64::from(cols) * u64::from(rows) > 10_000 {
         return Err(format!(
             "--cols {cols} --rows {rows}: use 1 to 10000 cells in all"
         ));
     }
-    let hall = Hall::new(HallDesc { cols, rows, seed });
+    let template = match cell {
+        "robot" => robot_cell(robot_cell_file).map_err(|e| e.to_string())?,
+        "gears" => gear_cell(),
+        _ => return Err(format!("unknown cell '{cell}': use robot or gears")),
+    };
+    let hall = Hall::new(HallDesc { cols, rows, seed }, &template);
     let meshes = out.join("meshes");
     std::fs::create_dir_all(&meshes)
         .map_err(|e| format!("cannot create {}: {e}", meshes.display()))?;
-    for p in &hall.parts {
-        let path = meshes.join(format!("{}.stl", p.name));
-        std::fs::write(&path, ldiclash::mesh::io::write_stl_binary(&p.mesh))
+    for (name, mesh) in &hall.meshes {
+        let path = meshes.join(format!("{name}.stl"));
+        std::fs::write(&path, ldiclash::mesh::io::write_stl_binary(mesh))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     let file = hall.scene_file("meshes");
@@ -280,7 +317,7 @@ fn write_hall(cols: u32, rows: u32, seed: u64, out: &Path) -> Result<(), String>
         path.display(),
         hall.placements.len(),
         hall.triangle_count(),
-        hall.parts.len()
+        hall.meshes.len()
     );
     Ok(())
 }

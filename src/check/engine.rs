@@ -119,17 +119,18 @@ async fn run_gpu(
     let Some(window) = job.blocks(&view).bounding_window() else {
         return Ok(answer);
     };
-    let tris: Vec<Vec<[u32; 3]>> = objects
+    let meshes = job.meshes(&objects);
+    let tris: Vec<Vec<[u32; 3]>> = meshes
         .iter()
-        .map(|o| triangles_over(o, &job.region, job.axis))
+        .map(|m| triangles_over(m, &job.region, job.axis))
         .collect();
-    let inputs: Vec<RasterObject<'_>> = objects
+    let inputs: Vec<RasterObject<'_>> = meshes
         .iter()
         .zip(&tris)
         .enumerate()
-        .map(|(k, (o, t))| RasterObject {
+        .map(|(k, (m, t))| RasterObject {
             id: k as u32,
-            positions: &o.world().positions,
+            positions: &m.positions,
             triangles: t,
         })
         .collect();

@@ -2,8 +2,9 @@
 //! animated scenes. Every answer of a check is a pure function of the world geometry of the
 //! objects it involves — a pair's of the two objects, a self-collision's of the one — so a
 //! [`Checker`] keeps, per [`Object::version`](crate::scene::Object::version), each object's
-//! coarse occupancy map, each pair's answer and each object's self-collision, and a later
-//! check redoes only what involves objects that moved or deformed since. Its reports equal
+//! coarse occupancy map and each pair's answer, and per part (mesh and scale) its
+//! self-collision; a later check redoes only what involves objects that moved or deformed
+//! since (a part moved rigidly keeps its self-collision). Its reports equal
 //! a fresh [`check`](super::check)'s (tests/broad_phase.rs); nothing is precomputed that a
 //! deformation would have to update: a changed object simply is not found.
 
@@ -13,7 +14,9 @@ use std::sync::Arc;
 use super::coarse::CoarseMap;
 use super::engine::CpuEngine;
 use super::options::{CheckError, CheckOptions, Progress};
-use crate::report::{PairReport, Report, SelfReport};
+use super::run::{SelfAnswer, SelfKey};
+use crate::mesh::Mesh;
+use crate::report::{PairReport, Report};
 use crate::scene::Scene;
 
 /// What a [`Checker`] remembers, keyed by object versions.
@@ -25,8 +28,9 @@ pub(crate) struct Cache {
     pub maps: HashMap<u64, Arc<CoarseMap>>,
     /// Pair answers (`None`: apart).
     pub pairs: HashMap<(u64, u64), Option<PairReport>>,
-    /// Self-collision answers (`None`: none).
-    pub selfs: HashMap<u64, Option<SelfReport>>,
+    /// Self-collision answers (`None`: none), with the mesh they were computed from kept
+    /// alive (a part-frame key names the mesh by address).
+    pub selfs: HashMap<SelfKey, (Option<Arc<Mesh>>, Option<SelfAnswer>)>,
 }
 
 impl Cache {
@@ -43,7 +47,15 @@ impl Cache {
         self.maps.retain(|v, _| live.contains(v));
         self.pairs
             .retain(|(a, b), _| live.contains(a) && live.contains(b));
-        self.selfs.retain(|v, _| live.contains(v));
+        let meshes: HashSet<usize> = scene
+            .objects
+            .iter()
+            .map(|o| Arc::as_ptr(&o.mesh) as usize)
+            .collect();
+        self.selfs.retain(|k, _| match k {
+            SelfKey::Part(m, _) => meshes.contains(m),
+            SelfKey::World(v) => live.contains(v),
+        });
     }
 }
 

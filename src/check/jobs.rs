@@ -19,7 +19,7 @@ use super::options::{CheckError, CheckOptions};
 use crate::clock::now_ms;
 use crate::collide::{self_intersections, surface_contacts, volume_overlaps, PairContacts, PairVolume};
 use crate::ldi::{Axis, LdiView, Region, ViewDesc};
-use crate::raster::{rasterize_blocks, Blocks, RasterObject, Traversal};
+use crate::raster::{rasterize_clipped, Blocks, RasterObject, Traversal};
 use crate::scene::{Object, Scene};
 
 /// Side of the image blocks a refined LDI is built over, in pixels.
@@ -30,8 +30,11 @@ pub const FINE_BLOCK: u32 = 16;
 pub enum Subject {
     /// Two objects (scene indices), LDI ids 0 and 1: pair volume and contacts.
     Pair(usize, usize),
-    /// One object (scene index), LDI id 0: its self-collision.
+    /// One object (scene index), LDI id 0: its self-collision, in world space.
     Single(usize),
+    /// One object's mesh in the mesh's own coordinates (the part's frame), LDI id 0: its
+    /// self-collision, the same for every placement of the mesh up to scale.
+    Part(usize),
 }
 
 /// One LDI of one view of one region.
@@ -95,7 +98,15 @@ impl RegionJob {
     pub fn objects<'a>(&self, scene: &'a Scene) -> Vec<&'a Object> {
         match self.subject {
             Subject::Pair(i, j) => vec![&scene.objects[i], &scene.objects[j]],
-            Subject::Single(i) => vec![&scene.objects[i]],
+            Subject::Single(i) | Subject::Part(i) => vec![&scene.objects[i]],
+        }
+    }
+
+    /// The geometry the job rasterises: world meshes, or the part's own mesh.
+    pub fn meshes<'a>(&self, objects: &[&'a Object]) -> Vec<&'a crate::mesh::Mesh> {
+        match self.subject {
+            Subject::Part(_) => objects.iter().map(|o| &*o.mesh).collect(),
+            _ => objects.iter().map(|o| o.world()).collect(),
         }
     }
 
@@ -103,7 +114,10 @@ impl RegionJob {
     /// to the objects' boxes.
     pub fn view(&self, objects: &[&Object], resolution: u32) -> Result<LdiView, CheckError> {
         let mut view = LdiView::new(&self.region, ViewDesc::Axis(self.axis), resolution)?;
-        view.fit_depth(objects.iter().flat_map(|o| o.aabb().corners()));
+        match self.subject {
+            Subject::Part(_) => view.fit_depth(self.region.corners()),
+            _ => view.fit_depth(objects.iter().flat_map(|o| o.aabb().corners())),
+        }
         Ok(view)
     }
 
@@ -116,9 +130,8 @@ impl RegionJob {
     }
 }
 
-/// The triangles of `o` whose boxes reach into the region's image rectangle (axis views).
-pub fn triangles_over(o: &Object, region: &Region, axis: Axis) -> Vec<[u32; 3]> {
-    let w = o.world();
+/// The triangles of `w` whose boxes reach into the region's image rectangle (axis views).
+pub fn triangles_over(w: &crate::mesh::Mesh, region: &Region, axis: Axis) -> Vec<[u32; 3]> {
     let keep = |lo: Vec3, hi: Vec3| match axis {
         Axis::X => {
             lo.y <= region.max.y
@@ -168,21 +181,24 @@ pub fn run_cpu(
     if blocks.count() == 0 {
         return Ok(answer);
     }
-    let tris: Vec<Vec<[u32; 3]>> = objects
-        .iter()
-        .map(|o| triangles_over(o, &job.region, job.axis))
-        .collect();
-    let inputs: Vec<RasterObject<'_>> = objects
-        .iter()
-        .zip(&tris)
+    let inputs: Vec<RasterObject<'_>> = job
+        .meshes(&objects)
+        .into_iter()
         .enumerate()
-        .map(|(k, (o, t))| RasterObject {
+        .map(|(k, m)| RasterObject {
             id: k as u32,
-            positions: &o.world().positions,
-            triangles: t,
+            positions: &m.positions,
+            triangles: &m.triangles,
         })
         .collect();
-    let (ldi, rs) = rasterize_blocks(&view, &blocks, &inputs, Traversal::default_for_build())?;
+    // The triangles over the region's rectangle (`triangles_over`), tested as they are met.
+    let (ldi, rs) = rasterize_clipped(
+        &view,
+        &blocks,
+        &inputs,
+        Some(&job.region),
+        Traversal::default_for_build(),
+    )?;
     let t2 = now_ms();
     answer.ldi_ms = t2 - t;
     answer.built = true;
@@ -198,7 +214,7 @@ pub fn run_cpu(
                 .into_iter()
                 .find(|p| (p.a, p.b) == (0, 1));
         }
-        Subject::Single(_) => {
+        Subject::Single(_) | Subject::Part(_) => {
             let s = self_intersections(&ldi, &view, 0);
             answer.self_intersection = Some(SelfSummary {
                 volume: s.volume,
@@ -218,7 +234,7 @@ pub fn run_cpu(
             blocks.count(),
             answer.pixels,
             answer.fragments,
-            tris.iter().map(Vec::len).sum::<usize>(),
+            rs.triangles,
             answer.ldi_ms,
             answer.analysis_ms
         );

@@ -633,7 +633,52 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
     }
 }
 
-/// Seed 000's self-collision of every closed object over its own box.
+/// A self-collision answer before it is named and scaled: in the part's frame (volume in
+/// mesh units³, lengths in mesh units) or in world space.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct SelfAnswer {
+    volume: f64,
+    pixels: u64,
+    layers: u32,
+    depth: f64,
+    pixel_size: f64,
+}
+
+/// Which self-collision computation an object needs: its mesh in the part's frame (any
+/// placement that is a rotation, mirroring, translation and uniform scale: the answer is the
+/// mesh's, scaled), or its world geometry (other placements).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum SelfKey {
+    /// The mesh (by address: the key's holder keeps the mesh alive) and its scale's bits.
+    Part(usize, u64),
+    /// The object's version.
+    World(u64),
+}
+
+/// `s` when the placement's linear part is `s` times a rotation (or a mirroring).
+fn similarity_scale(m: &glam::DMat4) -> Option<f64> {
+    let cols = [m.x_axis, m.y_axis, m.z_axis];
+    if m.x_axis.w != 0.0 || m.y_axis.w != 0.0 || m.z_axis.w != 0.0 || m.w_axis.w != 1.0 {
+        return None;
+    }
+    let c = cols.map(|c| c.truncate());
+    let s2 = c[0].length_squared();
+    if !(s2 > 0.0 && s2.is_finite()) {
+        return None;
+    }
+    let tol = 1e-12 * s2;
+    let similar = (c[1].length_squared() - s2).abs() <= tol
+        && (c[2].length_squared() - s2).abs() <= tol
+        && c[0].dot(c[1]).abs() <= tol
+        && c[0].dot(c[2]).abs() <= tol
+        && c[1].dot(c[2]).abs() <= tol;
+    similar.then(|| s2.sqrt())
+}
+
+/// Seed 000's self-collision of every closed object over its own box. A part placed by a
+/// similarity is checked in its own frame — once per mesh and scale, however many times it
+/// is placed, and the same wherever it is placed (turning a part does not change how the LDI
+/// samples it) — other placements in world space.
 async fn self_collisions<E: Engine>(
     scene: &Scene,
     opts: &CheckOptions,
@@ -643,9 +688,8 @@ async fn self_collisions<E: Engine>(
     mut cache: Option<&mut Cache>,
     progress: Progress<'_>,
 ) -> Result<(), CheckError> {
-    let mut jobs = Vec::new();
-    // Each closed object's answer, in scene order; remembered ones now, the rest below.
-    let mut answers: Vec<(usize, Option<SelfReport>)> = Vec::new();
+    // Per closed object: its key and scale (1 for world keys).
+    let mut objects: Vec<(usize, SelfKey, f64)> = Vec::new();
     for (k, o) in scene.objects.iter().enumerate() {
         if !o.is_closed() {
             if opts.mode == Mode::SelfOnly {
@@ -656,38 +700,58 @@ async fn self_collisions<E: Engine>(
             }
             continue;
         }
-        if let Some(known) = cache.as_deref().and_then(|c| c.selfs.get(&o.version())) {
-            answers.push((k, known.clone()));
+        let (key, scale) = match similarity_scale(o.world_from_object()) {
+            Some(s) => (SelfKey::Part(Arc::as_ptr(&o.mesh) as usize, s.to_bits()), s),
+            None => (SelfKey::World(o.version()), 1.0),
+        };
+        objects.push((k, key, scale));
+    }
+    // One computation per key not remembered yet.
+    let mut answers: std::collections::HashMap<SelfKey, Option<SelfAnswer>> =
+        std::collections::HashMap::new();
+    let mut jobs = Vec::new();
+    let mut owners = Vec::new();
+    for &(k, key, _) in &objects {
+        if answers.contains_key(&key) {
             continue;
         }
-        answers.push((k, None));
-        let region = pad(o.aabb());
+        if let Some(known) = cache.as_deref().and_then(|c| c.selfs.get(&key)) {
+            answers.insert(key, known.1);
+            continue;
+        }
+        answers.insert(key, None);
+        let o = &scene.objects[k];
+        let (subject, region) = match key {
+            SelfKey::Part(..) => {
+                let b = o.mesh.aabb().map_or(o.aabb(), |(lo, hi)| Region::new(lo, hi));
+                (Subject::Part(k), pad(b))
+            }
+            SelfKey::World(_) => (Subject::Single(k), pad(o.aabb())),
+        };
         let axes = match &opts.axes {
             Axes::Auto => vec![region.longest_axis()],
             Axes::List(v) => v.clone(),
         };
         for axis in axes {
             jobs.push(RegionJob {
-                subject: Subject::Single(k),
+                subject,
                 region,
                 axis,
                 cells: None,
                 volume: false,
             });
+            owners.push(key);
         }
     }
     let done = run_jobs(engine, scene, opts, &jobs, tally, progress, "self").await?;
-    // Jobs of one object are adjacent.
-    let mut k = 0;
-    while k < jobs.len() {
-        let Subject::Single(o) = jobs[k].subject else {
-            k += 1;
-            continue;
-        };
+    // Jobs of one key are adjacent.
+    let mut j = 0;
+    while j < jobs.len() {
+        let key = owners[j];
         let mut volumes = Vec::new();
         let (mut pixels, mut layers, mut depth, mut pixel_size) = (0u64, 0u32, 0.0f64, 0.0f64);
-        while k < jobs.len() && jobs[k].subject == Subject::Single(o) {
-            let r = &done[k];
+        while j < jobs.len() && owners[j] == key {
+            let r = &done[j];
             if let Some(s) = r.self_intersection {
                 volumes.push(s.volume);
                 pixels = pixels.max(s.pixels);
@@ -695,10 +759,9 @@ async fn self_collisions<E: Engine>(
                 depth = depth.max(s.depth);
             }
             pixel_size = pixel_size.max(r.pixel_size);
-            k += 1;
+            j += 1;
         }
-        let answer = (pixels > 0).then(|| SelfReport {
-            object: scene.objects[o].name.clone(),
+        let answer = (pixels > 0).then(|| SelfAnswer {
             volume: volumes.iter().sum::<f64>() / volumes.len().max(1) as f64,
             pixels,
             layers,
@@ -706,15 +769,26 @@ async fn self_collisions<E: Engine>(
             pixel_size,
         });
         if let Some(c) = cache.as_deref_mut() {
-            c.selfs.insert(scene.objects[o].version(), answer.clone());
+            let keep = objects
+                .iter()
+                .find(|(_, k, _)| *k == key)
+                .map(|(o, _, _)| scene.objects[*o].mesh.clone());
+            c.selfs.insert(key, (keep, answer));
         }
-        if let Some(slot) = answers.iter_mut().find(|(k, _)| *k == o) {
-            slot.1 = answer;
+        answers.insert(key, answer);
+    }
+    for (k, key, s) in objects {
+        if let Some(a) = answers.get(&key).copied().flatten() {
+            report.self_collisions.push(SelfReport {
+                object: scene.objects[k].name.clone(),
+                volume: a.volume * s * s * s,
+                pixels: a.pixels,
+                layers: a.layers,
+                depth: a.depth * s,
+                pixel_size: a.pixel_size * s,
+            });
         }
     }
-    report
-        .self_collisions
-        .extend(answers.into_iter().filter_map(|(_, a)| a));
     Ok(())
 }
 

@@ -56,15 +56,19 @@ pub fn project_vertices(view: &LdiView, positions: &[Vec3]) -> Vec<SnappedVertex
 /// [`project_vertices`] into a reused buffer (cleared first).
 pub fn project_into(view: &LdiView, positions: &[Vec3], out: &mut Vec<SnappedVertex>) {
     out.clear();
-    out.extend(positions.iter().map(|p| {
-        let q = view.project(p.as_dvec3());
-        SnappedVertex {
-            // Round half up to the sub-pixel grid.
-            x: floor(q.x * SUBPIXEL + 0.5) / SUBPIXEL,
-            y: floor(q.y * SUBPIXEL + 0.5) / SUBPIXEL,
-            z: q.z,
-        }
-    }));
+    out.extend(positions.iter().map(|&p| snap(view, p)));
+}
+
+/// One position, projected and snapped.
+#[inline]
+pub fn snap(view: &LdiView, p: Vec3) -> SnappedVertex {
+    let q = view.project(p.as_dvec3());
+    SnappedVertex {
+        // Round half up to the sub-pixel grid.
+        x: floor(q.x * SUBPIXEL + 0.5) / SUBPIXEL,
+        y: floor(q.y * SUBPIXEL + 0.5) / SUBPIXEL,
+        z: q.z,
+    }
 }
 
 /// One object's geometry for an LDI: world-space positions and triangles.

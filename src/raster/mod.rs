@@ -30,7 +30,9 @@ pub(crate) mod setup;
 mod simd;
 mod traversal;
 
-use crate::ldi::snap::{ceil, floor, project_into, SnappedVertex};
+use glam::Vec3;
+
+use crate::ldi::snap::{ceil, floor, snap, SnappedVertex};
 use crate::ldi::{Fragment, Layout, Ldi, LdiView};
 
 pub use crate::ldi::snap::RasterObject;
@@ -40,7 +42,7 @@ use traversal::Rows;
 /// Numbers from one rasterisation.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct RasterStats {
-    /// Triangles submitted.
+    /// Triangles taken (after the clip and block tests).
     pub triangles: usize,
     /// Triangles whose box holds a pixel centre of the covered pixels but that produced no
     /// fragment because they are edge-on or degenerate in the view.
@@ -223,17 +225,21 @@ pub fn rasterize_blocks(
     objects: &[RasterObject<'_>],
     traversal: Traversal,
 ) -> Result<(Ldi, RasterStats), RasterError> {
+    rasterize_clipped(view, blocks, objects, None, traversal)
+}
+
+/// [`rasterize_blocks`] of the triangles whose world boxes reach `clip`'s rectangle in the
+/// image plane (axis views; the check's region jobs: the triangles over a pair's overlap).
+pub fn rasterize_clipped(
+    view: &LdiView,
+    blocks: &Blocks,
+    objects: &[RasterObject<'_>],
+    clip: Option<&crate::ldi::Region>,
+    traversal: Traversal,
+) -> Result<(Ldi, RasterStats), RasterError> {
     if let Some(o) = objects.iter().find(|o| o.id > (u32::MAX >> 1)) {
         return Err(RasterError::ObjectId(o.id));
     }
-    let projected: Vec<Vec<SnappedVertex>> = objects
-        .iter()
-        .map(|o| {
-            let mut v = Vec::new();
-            project_into(view, o.positions, &mut v);
-            v
-        })
-        .collect();
     // Work items: (object index, triangle range).
     let mut items = Vec::new();
     for (oi, o) in objects.iter().enumerate() {
@@ -244,51 +250,122 @@ pub fn rasterize_blocks(
             start = end;
         }
     }
-    let run = |&(oi, start, end): &(usize, usize, usize)| -> (Vec<RawFragment>, usize) {
+    let filter = Filter::new(view, clip);
+    let run = |&(oi, start, end): &(usize, usize, usize)| -> (Vec<RawFragment>, usize, usize) {
         let o = &objects[oi];
-        let mut out = Vec::with_capacity(end - start);
-        let edge_on = raster_triangles(
+        let mut out = Vec::with_capacity((end - start) / 2);
+        let (edge_on, kept) = raster_triangles(
             view,
             blocks,
-            &projected[oi],
+            &filter,
+            o.positions,
             &o.triangles[start..end],
             o.id,
             traversal,
             &mut out,
         );
-        (out, edge_on)
+        (out, edge_on, kept)
     };
     #[cfg(not(target_arch = "wasm32"))]
-    let parts: Vec<(Vec<RawFragment>, usize)> = if items.len() > 1 {
+    let parts: Vec<(Vec<RawFragment>, usize, usize)> = if items.len() > 1 {
         use rayon::prelude::*;
         items.par_iter().map(run).collect()
     } else {
         items.iter().map(run).collect()
     };
     #[cfg(target_arch = "wasm32")]
-    let parts: Vec<(Vec<RawFragment>, usize)> = items.iter().map(run).collect();
+    let parts: Vec<(Vec<RawFragment>, usize, usize)> = items.iter().map(run).collect();
 
     let (width, height) = blocks.ldi_size();
-    let ldi = bucket(width, height, blocks.layout(), &parts)?;
+    let ldi = bucket(width, height, blocks.layout(), parts.iter().map(|p| &p.0))?;
     let stats = RasterStats {
-        triangles: objects.iter().map(|o| o.triangles.len()).sum(),
-        edge_on: parts.iter().map(|(_, e)| e).sum(),
+        triangles: parts.iter().map(|p| p.2).sum(),
+        edge_on: parts.iter().map(|p| p.1).sum(),
         fragments: ldi.fragments.len(),
     };
     Ok((ldi, stats))
 }
 
-/// Rasterise `triangles` (indices into `verts`, already projected) into the active blocks;
-/// returns how many were edge-on.
+/// Which triangles a rasterisation takes, decided from world coordinates before any vertex
+/// is projected: the clip rectangle (the check's `triangles_over`, in the very comparisons it
+/// makes), and for axis views a pixel box with a pixel of slack (snapping moves a vertex by at
+/// most 1/512 pixel) that must reach the image and an active block.
+#[derive(Debug)]
+struct Filter {
+    /// World axes of the image's x and y (axis views).
+    axes: Option<(usize, usize)>,
+    clip: Option<crate::ldi::Region>,
+    u0: f64,
+    v0: f64,
+    inv: f64,
+    w: f64,
+    h: f64,
+}
+
+impl Filter {
+    fn new(view: &LdiView, clip: Option<&crate::ldi::Region>) -> Self {
+        let axes = view.axis.map(|a| match a {
+            crate::ldi::Axis::X => (2, 1),
+            crate::ldi::Axis::Y => (0, 2),
+            crate::ldi::Axis::Z => (1, 0),
+        });
+        Self {
+            axes,
+            clip: clip.copied().filter(|_| axes.is_some()),
+            u0: view.u0,
+            v0: view.v0,
+            inv: 1.0 / view.pixel_size,
+            w: f64::from(view.width),
+            h: f64::from(view.height),
+        }
+    }
+
+    /// `None`: the triangle with world box `lo..hi` is clipped away or covers no centre of
+    /// the image; otherwise a pixel box (first, last column and row) that holds every centre
+    /// it can cover.
+    #[inline]
+    fn pixels(&self, lo: Vec3, hi: Vec3) -> Option<Option<[u32; 4]>> {
+        let Some((iu, iv)) = self.axes else {
+            return Some(None);
+        };
+        if let Some(c) = &self.clip {
+            if !(lo[iu] <= c.max[iu] && hi[iu] >= c.min[iu] && lo[iv] <= c.max[iv] && hi[iv] >= c.min[iv]) {
+                return None;
+            }
+        }
+        let x0 = ceil((f64::from(lo[iu]) - self.u0) * self.inv - 1.5).max(0.0);
+        let x1 = floor((f64::from(hi[iu]) - self.u0) * self.inv + 0.5).min(self.w - 1.0);
+        let y0 = ceil((f64::from(lo[iv]) - self.v0) * self.inv - 1.5).max(0.0);
+        let y1 = floor((f64::from(hi[iv]) - self.v0) * self.inv + 0.5).min(self.h - 1.0);
+        if !(x0 <= x1 && y0 <= y1) {
+            return None;
+        }
+        Some(Some([x0 as u32, x1 as u32, y0 as u32, y1 as u32]))
+    }
+}
+
+/// Whether any active block meets the pixel box `[x0, x1] × [y0, y1]` (inclusive).
+#[inline]
+fn any_block(blocks: &Blocks, [x0, x1, y0, y1]: [u32; 4], sx: u32, sy: u32) -> bool {
+    (y0 >> sy..=y1 >> sy).any(|by| {
+        (x0 >> sx..=x1 >> sx).any(|bx| blocks.slot[(by * blocks.grid[0] + bx) as usize] != u32::MAX)
+    })
+}
+
+/// Rasterise `triangles` (indices into `positions`, world space) into the active blocks,
+/// projecting each vertex the first time a kept triangle needs it; returns how many
+/// triangles were edge-on and how many were kept.
+#[allow(clippy::too_many_arguments)]
 fn raster_triangles(
     view: &LdiView,
     blocks: &Blocks,
-    verts: &[SnappedVertex],
+    filter: &Filter,
+    positions: &[Vec3],
     triangles: &[[u32; 3]],
     id: u32,
     traversal: Traversal,
     out: &mut Vec<RawFragment>,
-) -> usize {
+) -> (usize, usize) {
     let (w, h) = (view.width, view.height);
     let (bw, bh) = (blocks.size[0], blocks.size[1]);
     let (sx, sy) = (bw.trailing_zeros(), bh.trailing_zeros());
@@ -299,13 +376,30 @@ fn raster_triangles(
         oy: 0,
         stride: w,
     };
-    let mut edge_on = 0;
+    // Projected vertices, NaN until needed (world positions are finite: `Scene` checks).
+    let unset = SnappedVertex {
+        x: f64::NAN,
+        y: 0.0,
+        z: 0.0,
+    };
+    let mut verts = vec![unset; positions.len()];
+    let mut project = |i: u32| -> SnappedVertex {
+        let v = &mut verts[i as usize];
+        if v.x.is_nan() {
+            *v = snap(view, positions[i as usize]);
+        }
+        *v
+    };
+    let (mut edge_on, mut kept) = (0, 0);
     for t in triangles {
-        let [a, b, c] = [
-            verts[t[0] as usize],
-            verts[t[1] as usize],
-            verts[t[2] as usize],
-        ];
+        let [p, q, r] = t.map(|i| positions[i as usize]);
+        match filter.pixels(p.min(q).min(r), p.max(q).max(r)) {
+            None => continue,
+            Some(Some(bb)) if !blocks.whole && !any_block(blocks, bb, sx, sy) => continue,
+            Some(_) => {}
+        }
+        kept += 1;
+        let [a, b, c] = t.map(&mut project);
         // The pixel centres in the box, before any other work: most triangles of a dense
         // mesh hold none, or lie outside every active block.
         let x0 = ceil(a.x.min(b.x).min(c.x) - 0.5).max(0.0);
@@ -326,11 +420,7 @@ fn raster_triangles(
             }
             continue;
         }
-        // Blocks are powers of two: shifts, not divisions.
-        let (bx0, bx1, by0, by1) = (x0 >> sx, x1 >> sx, y0 >> sy, y1 >> sy);
-        if !(by0..=by1).any(|by| {
-            (bx0..=bx1).any(|bx| blocks.slot[(by * blocks.grid[0] + bx) as usize] != u32::MAX)
-        }) {
+        if !any_block(blocks, [x0, x1, y0, y1], sx, sy) {
             continue;
         }
         let tri = match setup::Triangle::setup([a, b, c], w, h) {
@@ -341,8 +431,9 @@ fn raster_triangles(
             }
             setup::Setup::Outside => continue,
         };
-        for by in by0..=by1 {
-            for bx in bx0..=bx1 {
+        // Blocks are powers of two: shifts, not divisions.
+        for by in y0 >> sy..=y1 >> sy {
+            for bx in x0 >> sx..=x1 >> sx {
                 let slot = blocks.slot[(by * blocks.grid[0] + bx) as usize];
                 if slot == u32::MAX {
                     continue;
@@ -366,23 +457,23 @@ fn raster_triangles(
             }
         }
     }
-    edge_on
+    (edge_on, kept)
 }
 
 /// Bucket raw fragments by pixel (counting sort into CSR) and sort each pixel's run.
-fn bucket(
+fn bucket<'a>(
     width: u32,
     height: u32,
     layout: Layout,
-    parts: &[(Vec<RawFragment>, usize)],
+    parts: impl Iterator<Item = &'a Vec<RawFragment>> + Clone,
 ) -> Result<Ldi, RasterError> {
-    let total: u64 = parts.iter().map(|(p, _)| p.len() as u64).sum();
+    let total: u64 = parts.clone().map(|p| p.len() as u64).sum();
     if total > u64::from(u32::MAX) {
         return Err(RasterError::TooManyFragments { fragments: total });
     }
     let pixels = width as usize * height as usize;
     let mut offsets = vec![0u32; pixels + 1];
-    for (part, _) in parts {
+    for part in parts.clone() {
         for f in part {
             offsets[f.pixel as usize + 1] += 1;
         }
@@ -392,7 +483,7 @@ fn bucket(
     }
     let mut cursor: Vec<u32> = offsets[..pixels].to_vec();
     let mut fragments = vec![Fragment { depth: 0.0, tag: 0 }; total as usize];
-    for (part, _) in parts {
+    for part in parts {
         for f in part {
             let c = &mut cursor[f.pixel as usize];
             fragments[*c as usize] = f.fragment;

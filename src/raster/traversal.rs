@@ -37,11 +37,19 @@ pub(crate) fn traverse(
     out: &mut Vec<RawFragment>,
 ) {
     let tag = id << 1 | u32::from(tri.back);
-    // Narrow triangles (one or two pixel columns: tiny ones, and the tall slivers of CAD
-    // walls seen from the side): walk each column's rows, stepping the edge functions by
-    // their exact per-row increments.
+    let exact = exact_steps(tri);
+    // Small boxes (most triangles of a dense mesh): every centre of the box, the edge
+    // functions stepped exactly from centre to centre.
+    let area = u64::from(tri.xmax - tri.xmin + 1) * u64::from(tri.ymax - tri.ymin + 1);
+    if exact && area <= SMALL_BOX {
+        box_stepped(tri, rows, tag, out);
+        return;
+    }
+    // Narrow triangles (one or two pixel columns: the tall slivers of CAD walls seen from
+    // the side): walk each column's rows, stepping the edge functions by their exact per-row
+    // increments.
     if tri.xmax - tri.xmin < 2 {
-        if exact_steps(tri) {
+        if exact {
             for x in tri.xmin..=tri.xmax {
                 column_stepped(tri, x, rows, tag, out);
             }
@@ -134,6 +142,53 @@ fn exact_steps(tri: &Triangle) -> bool {
         })
 }
 
+/// Boxes of at most this many pixel centres are scanned whole ([`box_stepped`]).
+const SMALL_BOX: u64 = 48;
+
+/// Whether a centre with edge values `e` is covered (the top-left rule on zeros).
+#[inline(always)]
+fn inside(e: [f64; 3], owns: [bool; 3]) -> bool {
+    (e[0] > 0.0 || (owns[0] && e[0] == 0.0))
+        && (e[1] > 0.0 || (owns[1] && e[1] == 0.0))
+        && (e[2] > 0.0 || (owns[2] && e[2] == 0.0))
+}
+
+/// Every centre of `tri`'s box, rows bottom to top, with exactly stepped edge functions
+/// (only when [`exact_steps`] holds): the same coverage and depths as [`row_scalar`].
+#[inline]
+fn box_stepped(tri: &Triangle, rows: Rows, tag: u32, out: &mut Vec<RawFragment>) {
+    let px0 = f64::from(tri.xmin) + 0.5;
+    let mut py = f64::from(tri.ymin) + 0.5;
+    let mut row = tri.edges.map(|e| e.eval(px0, py));
+    let step_x = tri.edges.map(|e| -(e.sign * e.dy));
+    let step_y = tri.edges.map(|e| e.sign * e.dx);
+    let owns = tri.edges.map(|e| e.owns);
+    for y in tri.ymin..=tri.ymax {
+        let start = rows.start(y);
+        let mut e = row;
+        let mut px = px0;
+        for x in tri.xmin..=tri.xmax {
+            if inside(e, owns) {
+                out.push(RawFragment {
+                    pixel: start.wrapping_add(x),
+                    fragment: crate::ldi::Fragment {
+                        depth: tri.depth(px, py) as f32,
+                        tag,
+                    },
+                });
+            }
+            for k in 0..3 {
+                e[k] += step_x[k];
+            }
+            px += 1.0;
+        }
+        for k in 0..3 {
+            row[k] += step_y[k];
+        }
+        py += 1.0;
+    }
+}
+
 /// Column `x` of `tri`'s box, bottom to top, with exactly stepped edge functions (only when
 /// [`exact_steps`] holds).
 #[inline]
@@ -144,8 +199,7 @@ fn column_stepped(tri: &Triangle, x: u32, rows: Rows, tag: u32, out: &mut Vec<Ra
     let step = tri.edges.map(|e| e.sign * e.dx);
     let owns = tri.edges.map(|e| e.owns);
     for y in tri.ymin..=tri.ymax {
-        let inside = (0..3).all(|k| e[k] > 0.0 || (owns[k] && e[k] == 0.0));
-        if inside {
+        if inside(e, owns) {
             let py = f64::from(y) + 0.5;
             out.push(RawFragment {
                 pixel: rows.start(y).wrapping_add(x),

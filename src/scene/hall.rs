@@ -1,8 +1,21 @@
-//! A seeded factory hall for the factory-scale benchmark and tests (issue 10): a grid of cells,
-//! each a 12-part gear assembly of CAD-like meshes (about 9 200 triangles per part), cells
-//! rotated and jittered so that some neighbours' housings overlap.
+//! A seeded factory hall for the factory-scale benchmark and tests (issue 10): a grid of cells
+//! of about 100 000 triangles each, cells turned and jittered so that some neighbours
+//! overlap. Two kinds of cell:
 //!
-//! One cell, in millimetres, every axis along z (the parts' names in brackets):
+//! - **Robot cell** ([`robot_cell`], the benchmark's): the real meshes of `shared/data` — the
+//!   KUKA LBR iiwa arm (8 open link meshes, folded or in its zero pose, drawn per cell), the
+//!   WSG-50 gripper's guide and FMF (closed, overlapping; the FMF crosses itself) and the
+//!   bunny pair (closed, overlapping) — midpoint-subdivided to CAD densities (the surfaces are
+//!   unchanged, so each cell's collisions are those of the shared scenes' `reference.json`),
+//!   in metres (the gripper, modelled in millimetres, is scaled by 1/1000). Cells sit on a
+//!   2.2 m × 1.6 m grid: a cell's bunnies reach to within centimetres of the next cell's arm
+//!   and the next row's bunnies, so with ±0.15 m of jitter and ±0.1 rad of turn about half of
+//!   the neighbours overlap.
+//! - **Gear cell** ([`gear_cell`]): a procedural 12-part gear assembly in millimetres, every
+//!   part about 9 200 triangles — CAD's hardest case for an image-space method: shafts pressed
+//!   or fitted into bores touch over their whole length (see below).
+//!
+//! Gear cell, every axis along z (part names in brackets):
 //!
 //! - a housing tube (outer radius 200, bore 188, z ±110) around everything (`housing`);
 //! - on the output axis (0, 0): the ring gear (60 teeth, root 100, tip 108, z ±10), the output
@@ -18,12 +31,12 @@
 //!   backlash (**near misses**: inside the boxes of the side gears, never touching), each on a
 //!   pin (radius 10, touching its bore) (`spider_a`, `spider_b`, `pin_a`, `pin_b`).
 //!
-//! Cells sit on a 410 mm grid in the xy plane, each turned about z by a random angle and moved
-//! by up to ±25 mm in x and y (±5 mm in z): two neighbouring housings (outer radius 200)
-//! overlap when their centres come closer than 400 mm, about a third of neighbour pairs.
+//! Gear cells sit on a 410 mm grid, each turned about z by a random angle and moved by up to
+//! ±25 mm in x and y (±5 mm in z): two neighbouring housings (outer radius 200) overlap when
+//! their centres come closer than 400 mm, about a third of neighbour pairs.
 //!
-//! Each part is one mesh in cell coordinates, shared by all cells (a scene file names 12 mesh
-//! files); the cell's placement is the object's `world_from_object`.
+//! Each part is one mesh shared by all cells (a scene file names one mesh file per part); a
+//! cell's placement times the part's place in the cell is the object's `world_from_object`.
 
 use std::f32::consts::PI;
 use std::sync::Arc;
@@ -33,9 +46,6 @@ use glam::{DMat4, DVec3, Vec3};
 use super::{Scene, SceneEntry, SceneError, SceneFile};
 use crate::mesh::shapes::{cylinder, gear_radius, ring_extrusion};
 use crate::mesh::{Mesh, Units};
-
-/// Grid spacing of the cells in millimetres.
-pub const CELL_PITCH: f64 = 410.0;
 
 /// The hall to build.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,15 +59,15 @@ pub struct HallDesc {
 }
 
 impl HallDesc {
-    /// The 28-cell hall (7 × 4 cells, 336 parts, about 3.1 M triangles).
+    /// The 3.1 M-triangle hall: 6 × 5 robot cells (360 parts).
     pub const HALL_3M: HallDesc = HallDesc {
-        cols: 7,
-        rows: 4,
+        cols: 6,
+        rows: 5,
         seed: 1,
     };
-    /// The 144-cell hall (12 × 12 cells, 1 728 parts, about 15.9 M triangles).
+    /// The 16 M-triangle hall: 13 × 12 robot cells (1 872 parts).
     pub const HALL_15M: HallDesc = HallDesc {
-        cols: 12,
+        cols: 13,
         rows: 12,
         seed: 1,
     };
@@ -68,13 +78,19 @@ impl HallDesc {
     }
 }
 
-/// One part type of a cell: its name and mesh (cell coordinates, millimetres).
+/// What a cell is made of: meshes, and one or more arrangements of them (drawn per cell).
 #[derive(Debug, Clone)]
-pub struct Part {
-    /// `ring_gear`, `pinion`, …
-    pub name: &'static str,
-    /// The mesh, shared by every cell.
-    pub mesh: Arc<Mesh>,
+pub struct CellTemplate {
+    /// Mesh name (the file stem when written) and mesh, shared by every cell.
+    pub meshes: Vec<(String, Arc<Mesh>)>,
+    /// Arrangements: per part, its name, its mesh (index into `meshes`) and `cell_from_part`.
+    pub variants: Vec<Vec<(String, usize, DMat4)>>,
+    /// Grid spacing of the cells along x and y.
+    pub pitch: [f64; 2],
+    /// Largest random shift of a cell along x, y and z.
+    pub jitter: [f64; 3],
+    /// Largest random turn of a cell about z (radians; π: any).
+    pub turn: f64,
 }
 
 /// One placed part.
@@ -82,79 +98,89 @@ pub struct Part {
 pub struct Placement {
     /// Unique object name, `r{row}c{col}_{part}`.
     pub name: String,
-    /// Index into [`Hall::parts`].
-    pub part: usize,
-    /// The cell's placement.
+    /// Index into the template's meshes.
+    pub mesh: usize,
+    /// The cell's placement times the part's place in the cell.
     pub world_from_object: DMat4,
 }
 
-/// A generated hall: the part meshes and every placement.
+/// A generated hall: the shared meshes and every placement.
 #[derive(Debug, Clone)]
 pub struct Hall {
-    /// The 12 part types.
-    pub parts: Vec<Part>,
+    /// Mesh name and mesh.
+    pub meshes: Vec<(String, Arc<Mesh>)>,
     /// Every object, row by row, cell by cell, in part order.
     pub placements: Vec<Placement>,
 }
 
 impl Hall {
-    /// Build the hall.
-    pub fn new(desc: HallDesc) -> Self {
-        let parts = cell_parts();
+    /// Build the hall of `template` cells.
+    pub fn new(desc: HallDesc, template: &CellTemplate) -> Self {
         let mut rng = SplitMix(desc.seed);
-        let mut placements = Vec::with_capacity(desc.cells() * parts.len());
+        let mut placements = Vec::new();
         for r in 0..desc.rows {
             for c in 0..desc.cols {
-                let angle = rng.uniform(0.0, std::f64::consts::TAU);
+                let variant = (rng.next() % template.variants.len().max(1) as u64) as usize;
+                let angle = rng.uniform(-template.turn, template.turn);
+                let [jx, jy, jz] = template.jitter;
                 let jitter = DVec3::new(
-                    rng.uniform(-25.0, 25.0),
-                    rng.uniform(-25.0, 25.0),
-                    rng.uniform(-5.0, 5.0),
+                    rng.uniform(-jx, jx),
+                    rng.uniform(-jy, jy),
+                    rng.uniform(-jz, jz),
                 );
-                let at = DVec3::new(f64::from(c) * CELL_PITCH, f64::from(r) * CELL_PITCH, 0.0);
+                let at = DVec3::new(
+                    f64::from(c) * template.pitch[0],
+                    f64::from(r) * template.pitch[1],
+                    0.0,
+                );
                 let world_from_cell =
                     DMat4::from_translation(at + jitter) * DMat4::from_rotation_z(angle);
-                for (k, p) in parts.iter().enumerate() {
+                for (name, mesh, cell_from_part) in
+                    template.variants.get(variant).into_iter().flatten()
+                {
                     placements.push(Placement {
-                        name: format!("r{r}c{c}_{}", p.name),
-                        part: k,
-                        world_from_object: world_from_cell,
+                        name: format!("r{r}c{c}_{name}"),
+                        mesh: *mesh,
+                        world_from_object: world_from_cell * *cell_from_part,
                     });
                 }
             }
         }
-        Self { parts, placements }
+        Self {
+            meshes: template.meshes.clone(),
+            placements,
+        }
     }
 
     /// Total triangle count of all placements.
     pub fn triangle_count(&self) -> usize {
         self.placements
             .iter()
-            .map(|p| self.parts[p.part].mesh.triangles.len())
+            .map(|p| self.meshes[p.mesh].1.triangles.len())
             .sum()
     }
 
-    /// The hall as a scene (meshes shared between cells, millimetres).
+    /// The hall as a scene (meshes shared between cells).
     pub fn scene(&self) -> Result<Scene, SceneError> {
         let mut scene = Scene::new();
         let validations: Vec<_> = self
-            .parts
+            .meshes
             .iter()
-            .map(|p| crate::mesh::validate(&p.mesh))
+            .map(|(_, m)| crate::mesh::validate(m))
             .collect();
         for p in &self.placements {
             scene.add_validated(
                 &p.name,
-                self.parts[p.part].mesh.clone(),
+                self.meshes[p.mesh].1.clone(),
                 Units::Unknown, // as read back from the STL files it writes
                 p.world_from_object,
-                validations[p.part].clone(),
+                validations[p.mesh].clone(),
             )?;
         }
         Ok(scene)
     }
 
-    /// The scene file naming `{mesh_dir}/{part}.stl` for each object.
+    /// The scene file naming `{mesh_dir}/{mesh name}.stl` for each object.
     pub fn scene_file(&self, mesh_dir: &str) -> SceneFile {
         SceneFile {
             objects: self
@@ -162,12 +188,134 @@ impl Hall {
                 .iter()
                 .map(|p| SceneEntry {
                     name: p.name.clone(),
-                    file: format!("{mesh_dir}/{}.stl", self.parts[p.part].name),
+                    file: format!("{mesh_dir}/{}.stl", self.meshes[p.mesh].0),
                     world_from_object: p.world_from_object.to_cols_array(),
                 })
                 .collect(),
         }
     }
+}
+
+/// The files [`robot_cell`] reads, relative to a folder laid out like `tests/data`.
+pub const ROBOT_CELL_FILES: [&str; 13] = [
+    "kuka_folded/scene.json",
+    "kuka_zero_pose/scene.json",
+    "kuka_folded/meshes/link_0.stl",
+    "kuka_folded/meshes/link_1.stl",
+    "kuka_folded/meshes/link_2.stl",
+    "kuka_folded/meshes/link_3.stl",
+    "kuka_folded/meshes/link_4.stl",
+    "kuka_folded/meshes/link_5.stl",
+    "kuka_folded/meshes/link_6.stl",
+    "kuka_folded/meshes/link_7.stl",
+    "gripper_parts/meshes/GUIDE_WSG50_110.stl",
+    "gripper_parts/meshes/WSG-FMF.stl",
+    "bunny_pair/meshes/bunny.obj",
+];
+
+/// Why a robot cell could not be built from the shared meshes.
+#[derive(Debug, thiserror::Error)]
+pub enum HallError {
+    /// A file could not be read.
+    #[error("robot cell: cannot read {file}: {reason}")]
+    Read {
+        /// The file, relative to the data folder.
+        file: String,
+        /// Why.
+        reason: String,
+    },
+    /// A file did not parse.
+    #[error("robot cell: {file}: {reason}")]
+    Parse {
+        /// The file.
+        file: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The robot cell (module docs) from the files of a folder laid out like `tests/data`:
+/// `read(path)` returns the bytes of one of [`ROBOT_CELL_FILES`].
+pub fn robot_cell(
+    read: impl Fn(&str) -> Result<Vec<u8>, String>,
+) -> Result<CellTemplate, HallError> {
+    let bytes = |file: &str| {
+        read(file).map_err(|reason| HallError::Read {
+            file: file.to_string(),
+            reason,
+        })
+    };
+    let mesh = |file: &str, levels: u32| -> Result<Arc<Mesh>, HallError> {
+        let loaded =
+            crate::mesh::load_mesh(file, &bytes(file)?).map_err(|e| HallError::Parse {
+                file: file.to_string(),
+                reason: e.to_string(),
+            })?;
+        Ok(Arc::new(loaded.mesh.subdivided(levels)))
+    };
+    let mut meshes = Vec::new();
+    for k in 0..8 {
+        meshes.push((
+            format!("kuka_link_{k}"),
+            mesh(&format!("kuka_folded/meshes/link_{k}.stl"), 1)?,
+        ));
+    }
+    meshes.push((
+        "gripper_guide".to_string(),
+        mesh("gripper_parts/meshes/GUIDE_WSG50_110.stl", 2)?,
+    ));
+    meshes.push((
+        "gripper_fmf".to_string(),
+        mesh("gripper_parts/meshes/WSG-FMF.stl", 1)?,
+    ));
+    meshes.push(("bunny".to_string(), mesh("bunny_pair/meshes/bunny.obj", 2)?));
+    let arm = |scene: &str| -> Result<Vec<(String, usize, DMat4)>, HallError> {
+        let file = SceneFile::parse(&bytes(scene)?).map_err(|e| HallError::Parse {
+            file: scene.to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(file
+            .objects
+            .iter()
+            .take(8)
+            .enumerate()
+            .map(|(k, e)| {
+                (
+                    format!("kuka_link_{k}"),
+                    k,
+                    DMat4::from_cols_array(&e.world_from_object),
+                )
+            })
+            .collect())
+    };
+    // The gripper (millimetres, standing at z = 57.5 mm) on the floor beside the arm; the
+    // bunny pair (bunny_pair/scene.json: b at (0.35, 0.1, 0)) beyond it.
+    let gripper = DMat4::from_translation(DVec3::new(0.0, -0.5, -0.0575))
+        * DMat4::from_scale(DVec3::splat(0.001));
+    let bunny_at = DVec3::new(1.2, 0.0, 0.96);
+    let rest = vec![
+        ("gripper_guide".to_string(), 8, gripper),
+        ("gripper_fmf".to_string(), 9, gripper),
+        ("bunny_a".to_string(), 10, DMat4::from_translation(bunny_at)),
+        (
+            "bunny_b".to_string(),
+            10,
+            DMat4::from_translation(bunny_at + DVec3::new(0.35, 0.1, 0.0)),
+        ),
+    ];
+    let mut variants = Vec::new();
+    for scene in ["kuka_folded/scene.json", "kuka_zero_pose/scene.json"] {
+        let mut v = arm(scene)?;
+        v.extend(rest.iter().cloned());
+        variants.push(v);
+    }
+    Ok(CellTemplate {
+        meshes,
+        variants,
+        pitch: [2.2, 1.6],
+        jitter: [0.15, 0.15, 0.0],
+        turn: 0.1,
+    })
 }
 
 /// Samples per tooth such that a gear gets about 9 200 triangles (`8 · samples`).
@@ -199,8 +347,8 @@ fn moved(mut m: Mesh, by: Vec3) -> Mesh {
     m
 }
 
-/// The 12 parts of one cell (see the module docs).
-fn cell_parts() -> Vec<Part> {
+/// The 12-part gear cell (module docs), in millimetres.
+pub fn gear_cell() -> CellTemplate {
     let half = PI / 2.0;
     // Pitch radii: ring 104, pinion 34 (centre distance 138, placed at 137: 1 mm interference).
     // Side and spider gears 43 each (86, placed at 87: 1 mm backlash).
@@ -249,13 +397,21 @@ fn cell_parts() -> Vec<Part> {
         ),
         ("bearing", tube(45.0, 30.0, (80.0, 100.0))),
     ];
-    parts
-        .into_iter()
-        .map(|(name, mesh)| Part {
-            name,
-            mesh: Arc::new(mesh),
-        })
-        .collect()
+    let variant = parts
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _))| (name.to_string(), k, DMat4::IDENTITY))
+        .collect();
+    CellTemplate {
+        meshes: parts
+            .into_iter()
+            .map(|(name, mesh)| (name.to_string(), Arc::new(mesh)))
+            .collect(),
+        variants: vec![variant],
+        pitch: [410.0, 410.0],
+        jitter: [25.0, 25.0, 5.0],
+        turn: std::f64::consts::PI,
+    }
 }
 
 /// SplitMix64: a small seeded generator, the same on every platform.
@@ -279,39 +435,77 @@ impl SplitMix {
 mod tests {
     use super::*;
 
+    fn data(path: &str) -> Result<Vec<u8>, String> {
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(path))
+            .map_err(|e| e.to_string())
+    }
+
     #[test]
-    fn parts_are_closed_cad_sized_meshes_and_the_halls_have_their_sizes() {
-        let hall = Hall::new(HallDesc {
-            cols: 2,
-            rows: 1,
-            seed: 7,
-        });
-        assert_eq!(hall.parts.len(), 12);
-        for p in &hall.parts {
-            let v = crate::mesh::validate(&p.mesh);
-            assert!(v.closed && v.outward, "{}: {v:?}", p.name);
-            let n = p.mesh.triangles.len();
-            assert!((9000..=9300).contains(&n), "{}: {n} triangles", p.name);
+    fn gear_parts_are_closed_cad_sized_meshes() {
+        let cell = gear_cell();
+        assert_eq!(cell.meshes.len(), 12);
+        for (name, m) in &cell.meshes {
+            let v = crate::mesh::validate(m);
+            assert!(v.closed && v.outward, "{name}: {v:?}");
+            let n = m.triangles.len();
+            assert!((9000..=9300).contains(&n), "{name}: {n} triangles");
         }
+        let hall = Hall::new(
+            HallDesc {
+                cols: 2,
+                rows: 1,
+                seed: 7,
+            },
+            &cell,
+        );
         assert_eq!(hall.placements.len(), 24);
-        let per_cell: usize = hall.parts.iter().map(|p| p.mesh.triangles.len()).sum();
-        assert_eq!(hall.triangle_count(), 2 * per_cell);
-        // The issue's halls: 28 cells ≈ 3.1 M triangles, 144 cells ≈ 15.8 M.
-        assert!((3_000_000..3_200_000).contains(&(28 * per_cell)));
-        assert!((15_500_000..16_100_000).contains(&(144 * per_cell)));
-        // Same seed, same hall; names unique.
-        let again = Hall::new(HallDesc {
-            cols: 2,
-            rows: 1,
-            seed: 7,
-        });
+        let again = Hall::new(
+            HallDesc {
+                cols: 2,
+                rows: 1,
+                seed: 7,
+            },
+            &cell,
+        );
         assert_eq!(
             hall.placements[13].world_from_object,
             again.placements[13].world_from_object
         );
+    }
+
+    #[test]
+    fn robot_cells_are_the_shared_meshes_subdivided_and_the_halls_have_their_sizes() {
+        let cell = robot_cell(data).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cell.variants.len(), 2);
+        assert!(cell.variants.iter().all(|v| v.len() == 12));
+        let per_cell: usize = cell.variants[0]
+            .iter()
+            .map(|(_, m, _)| cell.meshes[*m].1.triangles.len())
+            .sum();
+        // Subdivision keeps the surface: closedness and enclosed volume of the originals.
+        let bunny = &cell.meshes[10].1;
+        let v = crate::mesh::validate(bunny);
+        let original = crate::mesh::load_mesh("bunny.obj", &data("bunny_pair/meshes/bunny.obj").unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let v0 = crate::mesh::validate(&original.mesh);
+        assert!(v.closed && v.outward);
+        assert_eq!(bunny.triangles.len(), 16 * original.mesh.triangles.len());
+        assert!((v.signed_volume - v0.signed_volume).abs() < 1e-6 * v0.signed_volume.abs());
+        // The halls: about 3.1 M and 16 M triangles.
+        let cells = |d: HallDesc| d.cells() * per_cell;
+        assert!((3_000_000..3_300_000).contains(&cells(HallDesc::HALL_3M)), "{}", cells(HallDesc::HALL_3M));
+        assert!((15_800_000..16_500_000).contains(&cells(HallDesc::HALL_15M)), "{}", cells(HallDesc::HALL_15M));
+        let hall = Hall::new(
+            HallDesc {
+                cols: 2,
+                rows: 2,
+                seed: 3,
+            },
+            &cell,
+        );
         let scene = hall.scene().unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(scene.objects.len(), 24);
+        assert_eq!(scene.objects.len(), 48);
         let file = hall.scene_file("meshes");
-        assert_eq!(file.objects[0].file, "meshes/housing.stl");
+        assert!(file.objects[0].file.starts_with("meshes/kuka_link_0"));
     }
 }

@@ -1,0 +1,499 @@
+//! Factory scale (issue 10): ldiclash against parry3d 0.31 on generated halls, in one run.
+//!
+//! The halls are `scene::hall`'s seeded grids of robot cells — the real meshes of
+//! `tests/data` (KUKA arm, gripper parts, bunnies), subdivided to CAD densities — written by
+//! `ldiclash hall` into `target/tmp/`: 6 × 5 cells (360 parts, 3.1 M triangles) and 13 × 12
+//! cells (1 872 parts, 16.2 M triangles). `HALL_CELL=gears` runs the gear-assembly halls
+//! instead (7 × 4 and 12 × 12 cells of `scene::hall::gear_cell`).
+//!
+//! - **One-shot check, whole process**: `ldiclash check SCENE --json` as a child process (load,
+//!   check, report; default options: auto mode, 256 pixels, self-collision of closed parts,
+//!   the LDI broad phase) against a parry3d child process (this bench run as `--peer-parry`):
+//!   the same scene loader, one `TriMesh` (BVH) per part in world coordinates, sweep and prune
+//!   on the world boxes, `intersection_test` per candidate pair. Wall time and peak resident
+//!   memory (`VmHWM`, read from `/proc` while the child runs) of each.
+//! - **A moving frame** (in this process, the scene loaded): a tenth of the parts (seeded)
+//!   move by up to 2 mm; ldiclash's incremental `Checker` re-checks (coarse maps, pairs and
+//!   self-collisions of the moved parts only) against parry rebuilding the moved parts'
+//!   `TriMesh`es and testing every candidate pair that involves a moved part. Medians.
+//! - **Same pairs**: the one-shot pairs against `--broad boxes` (the engine before issue 10:
+//!   every candidate pair over its whole box overlap), pair by pair and class by class
+//!   (asserted; full mode only, where the halls are checked both ways), and the pairs parry
+//!   finds, for reference.
+//! - **Rasteriser throughput**: nanoseconds per triangle of the CPU rasteriser on 1 M small
+//!   triangles (four overlapping spheres at 512², the `ldi` bench's case) and of the coarse
+//!   occupancy maps on the hall's parts.
+//!
+//! Run: `cargo bench --bench hall` (both halls; `HALL=3m` or `HALL=15m` for one), `-- --quick`
+//! for a 2 × 2-cell hall, one run each (what `cargo test --benches` does).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use glam::{DMat4, DVec3, Vec3};
+use ldiclash::check::coarse::{level_of, CoarseMap};
+use ldiclash::check::{check, CheckOptions, Checker};
+use ldiclash::collide::sweep_and_prune;
+use ldiclash::ldi::{Axis, LdiView, Region, ViewDesc};
+use ldiclash::mesh::shapes::uv_sphere;
+use ldiclash::raster::{rasterize, RasterObject};
+use ldiclash::report::Report;
+use ldiclash::scene::hall::{robot_cell, Hall, HallDesc};
+use ldiclash::scene::{Object, Scene, SceneFile};
+use parry3d::math::{Pose, Vector};
+use parry3d::query::intersection_test;
+use parry3d::shape::TriMesh;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// A child process's wall time (ms), peak resident memory (MB) and stdout.
+fn run_child(cmd: &mut Command) -> (f64, f64, String) {
+    let t = Instant::now();
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+    let status = format!("/proc/{}/status", child.id());
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).unwrap();
+        s
+    });
+    let mut peak_kb = 0f64;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status) {
+            if let Some(kb) = text
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<f64>().ok())
+            {
+                peak_kb = peak_kb.max(kb);
+            }
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            assert!(st.success(), "{cmd:?} failed: {st}");
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    (ms, peak_kb / 1024.0, reader.join().unwrap())
+}
+
+fn load(scene_json: &Path) -> Scene {
+    let bytes = std::fs::read(scene_json).unwrap();
+    let file = SceneFile::parse(&bytes).unwrap();
+    let base = scene_json.parent().unwrap().to_path_buf();
+    Scene::from_file(&file, |n| {
+        std::fs::read(base.join(n)).map_err(|e| e.to_string())
+    })
+    .unwrap()
+}
+
+fn trimesh(o: &Object) -> TriMesh {
+    let w = o.world();
+    let verts = w
+        .positions
+        .iter()
+        .map(|p| Vector::new(p.x, p.y, p.z))
+        .collect();
+    TriMesh::new(verts, w.triangles.clone()).unwrap_or_else(|e| panic!("{}: {e:?}", o.name))
+}
+
+fn parry_hits(meshes: &[TriMesh], pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let id = Pose::identity();
+    pairs
+        .iter()
+        .copied()
+        .filter(|&(i, j)| {
+            intersection_test(&id, &meshes[i], &id, &meshes[j])
+                .unwrap()
+                .intersecting
+        })
+        .collect()
+}
+
+/// The parry3d peer as a whole process: load, one TriMesh per part, sweep and prune,
+/// `intersection_test` per candidate pair. Prints the colliding pairs by name.
+fn peer_parry(scene_json: &Path) {
+    let scene = load(scene_json);
+    let meshes: Vec<TriMesh> = scene.objects.iter().map(trimesh).collect();
+    let boxes: Vec<Region> = scene.objects.iter().map(Object::aabb).collect();
+    let hits = parry_hits(&meshes, &sweep_and_prune(&boxes));
+    for (i, j) in hits {
+        println!("{}\t{}", scene.objects[i].name, scene.objects[j].name);
+    }
+}
+
+/// Colliding pairs (sorted names) of the classes the issue compares.
+fn pair_set(r: &Report) -> BTreeSet<(String, String, &'static str)> {
+    r.pairs
+        .iter()
+        .map(|p| {
+            let (a, b) = if p.a < p.b {
+                (p.a.clone(), p.b.clone())
+            } else {
+                (p.b.clone(), p.a.clone())
+            };
+            (a, b, p.kind.name())
+        })
+        .collect()
+}
+
+fn ensure_hall(desc: HallDesc, cell: &str, dir: &Path) -> PathBuf {
+    let scene = dir.join("scene.json");
+    let stamp = dir.join(format!("{cell}-seed-{}-{}x{}", desc.seed, desc.cols, desc.rows));
+    if scene.exists() && stamp.exists() {
+        return scene;
+    }
+    let status = Command::new(env!("CARGO_BIN_EXE_ldiclash"))
+        .args(["hall", "--cell", cell, "--cols", &desc.cols.to_string()])
+        .args(["--rows", &desc.rows.to_string()])
+        .args(["--seed", &desc.seed.to_string(), "--out"])
+        .arg(dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::write(&stamp, b"").unwrap();
+    scene
+}
+
+/// Moves a seeded tenth of the parts by up to 2 mm; returns the moved indices.
+fn move_tenth(scene: &mut Scene, frame: u64) -> Vec<usize> {
+    let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ frame.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let n = scene.objects.len();
+    let mut moved = BTreeSet::new();
+    while moved.len() < n.div_ceil(10) {
+        moved.insert((next() % n as u64) as usize);
+    }
+    for &k in &moved {
+        let d = DVec3::new(
+            (next() % 4001) as f64 / 1000.0 - 2.0,
+            (next() % 4001) as f64 / 1000.0 - 2.0,
+            (next() % 4001) as f64 / 1000.0 - 2.0,
+        ) / 3f64.sqrt();
+        let m = DMat4::from_translation(d) * *scene.objects[k].world_from_object();
+        scene.set_transform(k, m).unwrap();
+    }
+    moved.into_iter().collect()
+}
+
+struct Row {
+    name: String,
+    parts: usize,
+    triangles: usize,
+    ld_ms: f64,
+    ld_mb: f64,
+    ld_noself_ms: f64,
+    parry_ms: f64,
+    parry_mb: f64,
+    frame_ld: f64,
+    frame_ld_pairs: f64,
+    frame_parry: f64,
+    ldis: usize,
+    fragments: u64,
+    pairs: usize,
+    parry_pairs: usize,
+    same_as_boxes: String,
+    /// Colliding pairs parry found among the last frame's moved pairs.
+    frame_hits: usize,
+}
+
+fn hall_row(
+    name: &str,
+    cell: &str,
+    desc: HallDesc,
+    runs: usize,
+    frames: u64,
+    compare_boxes: bool,
+) -> Row {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hall-{cell}-{name}"));
+    let scene_json = ensure_hall(desc, cell, &dir);
+    let ldiclash = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_ldiclash"));
+        c.arg("check").arg(&scene_json).arg("--json");
+        c
+    };
+    // One-shot, whole process.
+    let mut ld = Vec::new();
+    let mut ld_mb = 0f64;
+    let mut report: Option<Report> = None;
+    for _ in 0..runs {
+        let (ms, mb, out) = run_child(&mut ldiclash());
+        ld.push(ms);
+        ld_mb = ld_mb.max(mb);
+        report = Some(serde_json::from_str(out.trim()).unwrap());
+    }
+    let report = report.unwrap();
+    let ld_noself = median(
+        (0..runs)
+            .map(|_| run_child(ldiclash().arg("--no-self")).0)
+            .collect(),
+    );
+    let mut pr = Vec::new();
+    let mut parry_mb = 0f64;
+    let mut parry_pairs = 0;
+    for _ in 0..runs {
+        let exe = std::env::current_exe().unwrap();
+        let (ms, mb, out) = run_child(Command::new(exe).arg("--peer-parry").arg(&scene_json));
+        pr.push(ms);
+        parry_mb = parry_mb.max(mb);
+        parry_pairs = out.lines().count();
+    }
+    let same_as_boxes = if compare_boxes {
+        let (_, _, out) = run_child(ldiclash().args(["--broad", "boxes"]));
+        let boxes: Report = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(
+            pair_set(&report),
+            pair_set(&boxes),
+            "{name}: the LDI broad phase must find the pairs and classes of --broad boxes"
+        );
+        format!("yes ({} = {})", report.pairs.len(), boxes.pairs.len())
+    } else {
+        "not compared (quick)".to_string()
+    };
+
+    // A moving frame, in process.
+    let mut scene = load(&scene_json);
+    let opts = CheckOptions::default();
+    let mut checker = Checker::new(opts.clone());
+    checker.check(&scene).unwrap();
+    let mut pairs_only = Checker::new(CheckOptions {
+        self_check: false,
+        ..opts.clone()
+    });
+    pairs_only.check(&scene).unwrap();
+    let mut meshes: Vec<TriMesh> = scene.objects.iter().map(trimesh).collect();
+    let (mut t_ld, mut t_ld_pairs, mut t_parry) = (Vec::new(), Vec::new(), Vec::new());
+    let mut frame_hits = 0;
+    for f in 0..frames {
+        let moved = move_tenth(&mut scene, f);
+        let t = Instant::now();
+        let r = checker.check(&scene).unwrap();
+        t_ld.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        pairs_only.check(&scene).unwrap();
+        t_ld_pairs.push(t.elapsed().as_secs_f64() * 1e3);
+        // parry: rebuild the moved parts' BVHs, test the candidate pairs that involve one.
+        let t = Instant::now();
+        for &k in &moved {
+            meshes[k] = trimesh(&scene.objects[k]);
+        }
+        let boxes: Vec<Region> = scene.objects.iter().map(Object::aabb).collect();
+        let touched: Vec<(usize, usize)> = sweep_and_prune(&boxes)
+            .into_iter()
+            .filter(|(i, j)| moved.binary_search(i).is_ok() || moved.binary_search(j).is_ok())
+            .collect();
+        let hits = parry_hits(&meshes, &touched);
+        t_parry.push(t.elapsed().as_secs_f64() * 1e3);
+        frame_hits = hits.len();
+        // The incremental report equals a fresh check of the moved scene.
+        if f == 0 {
+            let fresh = check(&scene, &opts).unwrap();
+            assert_eq!(pair_set(&r), pair_set(&fresh), "{name}: incremental frame");
+        }
+    }
+    Row {
+        name: name.to_string(),
+        parts: scene.objects.len(),
+        triangles: scene.triangle_count(),
+        ld_ms: median(ld),
+        ld_mb,
+        ld_noself_ms: ld_noself,
+        parry_ms: median(pr),
+        parry_mb,
+        frame_ld: median(t_ld),
+        frame_ld_pairs: median(t_ld_pairs),
+        frame_parry: median(t_parry),
+        ldis: report.stats.ldis,
+        fragments: report.stats.fragments,
+        pairs: report.pairs.len(),
+        parry_pairs,
+        same_as_boxes,
+        frame_hits,
+    }
+}
+
+/// ns per triangle of the rasteriser on 1 M small triangles at 512² and of the coarse maps.
+fn throughput() {
+    let spheres: Vec<_> = (0..4)
+        .map(|i| {
+            uv_sphere(
+                Vec3::new(i as f32 * 0.6, (i % 2) as f32 * 0.3, 0.0),
+                1.0,
+                500,
+                251,
+            )
+        })
+        .collect();
+    let tris: usize = spheres.iter().map(|m| m.triangles.len()).sum();
+    let region = spheres
+        .iter()
+        .filter_map(|m| Region::around(m.positions.iter().copied()))
+        .reduce(|a, b| a.union(&b))
+        .unwrap();
+    let mut view = LdiView::new(&region, ViewDesc::Axis(Axis::Z), 512).unwrap();
+    view.fit_depth(region.corners());
+    let objs: Vec<RasterObject<'_>> = spheres
+        .iter()
+        .enumerate()
+        .map(|(i, m)| RasterObject {
+            id: i as u32,
+            positions: &m.positions,
+            triangles: &m.triangles,
+        })
+        .collect();
+    let mut fragments = 0;
+    let t = median(
+        (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                fragments = rasterize(&view, &objs).unwrap().0.fragments.len();
+                t.elapsed().as_secs_f64() * 1e9
+            })
+            .collect(),
+    );
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let template = robot_cell(|p| std::fs::read(data.join(p)).map_err(|e| e.to_string())).unwrap();
+    let hall = Hall::new(
+        HallDesc {
+            cols: 1,
+            rows: 1,
+            seed: 1,
+        },
+        &template,
+    );
+    let cell = hall.scene().unwrap();
+    let cell_tris = cell.triangle_count();
+    let tc = median(
+        (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                for o in &cell.objects {
+                    CoarseMap::build(o, level_of(&o.aabb()), true, 256, None, None).unwrap();
+                }
+                t.elapsed().as_secs_f64() * 1e9
+            })
+            .collect(),
+    );
+    println!(
+        "rasteriser: {tris} triangles (four spheres) at 512²: {:.1} ms, {:.1} ns per triangle, {:.1} M fragments/s ({fragments} fragments); coarse maps of one hall cell ({cell_tris} triangles): {:.1} ns per triangle",
+        t / 1e6,
+        t / tris as f64,
+        fragments as f64 / t * 1e3,
+        tc / cell_tris as f64,
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(k) = args.iter().position(|a| a == "--peer-parry") {
+        peer_parry(Path::new(&args[k + 1]));
+        return;
+    }
+    // `cargo bench` passes `--bench`; `cargo test --benches` does not: then run once, quickly.
+    let quick = args.iter().any(|a| a == "--quick") || !args.iter().any(|a| a == "--bench");
+    let which = std::env::var("HALL").unwrap_or_default();
+    let cell = std::env::var("HALL_CELL").unwrap_or_else(|_| "robot".into());
+    let gears = cell == "gears";
+    let mut halls: Vec<(&str, HallDesc)> = Vec::new();
+    let mut notes = Vec::new();
+    if quick {
+        halls.push((
+            "2x2",
+            HallDesc {
+                cols: 2,
+                rows: 2,
+                seed: 1,
+            },
+        ));
+    } else {
+        let (small, large) = if gears {
+            (
+                HallDesc {
+                    cols: 7,
+                    rows: 4,
+                    seed: 1,
+                },
+                HallDesc {
+                    cols: 12,
+                    rows: 12,
+                    seed: 1,
+                },
+            )
+        } else {
+            (HallDesc::HALL_3M, HallDesc::HALL_15M)
+        };
+        if which.is_empty() || which == "3m" {
+            halls.push(("3m", small));
+        }
+        if which.is_empty() || which == "15m" {
+            halls.push(("15m", large));
+        }
+    }
+    println!(
+        "ldiclash {} vs parry3d 0.31, {cell} cells, same run; {} core(s); whole-process times are medians of {} run(s)",
+        ldiclash::VERSION,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        if quick { 1 } else { 3 }
+    );
+    println!();
+    println!("| hall | parts | triangles | ldiclash check (whole process) | ldiclash --no-self | parry3d (whole process) | ratio | peak MB ldiclash / parry | moving frame: ldiclash / ldiclash pairs only / parry (ms) | ratio | LDIs | fragments | pairs ldiclash / parry | same pairs as --broad boxes |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (name, desc) in halls {
+        let (runs, frames) = if quick {
+            (1, 1)
+        } else if name == "15m" {
+            (1, 3)
+        } else {
+            (3, 5)
+        };
+        let r = hall_row(name, &cell, desc, runs, frames, !quick);
+        println!(
+            "| {} | {} | {} | {:.0} ms | {:.0} ms | {:.0} ms | **{:.2}** | {:.0} / {:.0} | {:.1} / {:.1} / {:.1} | **{:.2}** | {} | {} | {} / {} | {} |",
+            r.name,
+            r.parts,
+            r.triangles,
+            r.ld_ms,
+            r.ld_noself_ms,
+            r.parry_ms,
+            r.ld_ms / r.parry_ms,
+            r.ld_mb,
+            r.parry_mb,
+            r.frame_ld,
+            r.frame_ld_pairs,
+            r.frame_parry,
+            r.frame_ld / r.frame_parry,
+            r.ldis,
+            r.fragments,
+            r.pairs,
+            r.parry_pairs,
+            r.same_as_boxes,
+        );
+        notes.push(format!(
+            "{}: in the last moving frame parry found {} colliding pairs among the candidate pairs of moved parts",
+            r.name, r.frame_hits
+        ));
+    }
+    println!();
+    for n in notes {
+        println!("{n}");
+    }
+    throughput();
+}
