@@ -254,7 +254,7 @@ pub fn gear_radius(a: f32, teeth: u32, root: f32, tip: f32, phase: f32) -> f32 {
     // t = 0.5 at a tooth centre.
     let t = ((a - phase) / pitch + 0.5).rem_euclid(1.0);
     let rise = |s: f32| root + (tip - root) * s;
-    if t < 0.2 || t >= 0.8 {
+    if !(0.2..0.8).contains(&t) {
         root
     } else if t < 0.4 {
         rise((t - 0.2) / 0.2)
