@@ -323,6 +323,9 @@ mod tests {
         assert!(v.closed && v.outward && (v.signed_volume - exact).abs() / exact < 1e-3);
         // A tooth centre at the phase, a gap half a pitch away.
         assert_eq!(gear_radius(0.3, 10, 1.0, 2.0, 0.3), 2.0);
-        assert_eq!(gear_radius(0.3 + std::f32::consts::PI / 10.0, 10, 1.0, 2.0, 0.3), 1.0);
+        assert_eq!(
+            gear_radius(0.3 + std::f32::consts::PI / 10.0, 10, 1.0, 2.0, 0.3),
+            1.0
+        );
     }
 }
