@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check ldiclash has, stopping at the first failure:
-#   formatting, the test lint (assertions that cannot fail: scripts/lint-tests.sh), clippy
+#   formatting, the test lint (assertions that cannot fail: scripts/lint-tests.sh), the set-up
+#   plans (scripts/check-setup.sh: what serve and test install, prerequisites), clippy
 #   (native and wasm32), native tests (SIMD and scalar rasteriser; the GPU
 #   pipeline against the CPU on lavapipe), the benches once in test mode, the GPU pipeline in
 #   headless Chromium (WebGPU on SwiftShader), the trunk release build with the headless-Chromium
@@ -10,14 +11,15 @@
 # Usage: scripts/test.sh
 # Env:   FUZZ_SECONDS  seconds per fuzz target (default 15)
 #
-# Installs what is missing first (scripts/setup.sh). CI runs this through .ci/run.
+# Installs what is missing first (scripts/setup.sh test: serving plus the test tools). CI runs
+# this through .ci/run. Sets LDICLASH_REQUIRE_GPU=1: a GPU test without an adapter fails.
 
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-"$ROOT/scripts/setup.sh"
+"$ROOT/scripts/setup.sh" test
 
 [[ -d "$HOME/.cargo/bin" ]] && export PATH="$HOME/.cargo/bin:$PATH"
 export PATH="$ROOT/node_modules/.bin:$PATH" # wasm-opt (binaryen) for trunk --release
@@ -35,7 +37,7 @@ export XDG_RUNTIME_DIR
 
 # --- sections, timing, summary -------------------------------------------------------------
 
-SECTIONS=(fmt lint-tests clippy-native clippy-wasm32 test test-scalar test-benches gpu-web web fuzz)
+SECTIONS=(fmt lint-tests setup-check clippy-native clippy-wasm32 test test-scalar test-benches gpu-web web fuzz)
 declare -A TOOK=()
 CURRENT=""
 CURRENT_START=0
@@ -89,6 +91,9 @@ run cargo fmt --check
 section lint-tests "assertions that cannot fail (scripts/lint-tests.sh, with its self-test)"
 run scripts/lint-tests.sh --self-test
 run scripts/lint-tests.sh
+
+section setup-check "scripts/setup.sh's serve/test plans and prerequisite checks (dry run)"
+run scripts/check-setup.sh
 
 section clippy-native "clippy, native, all targets"
 run cargo clippy --all-targets -- -D warnings
