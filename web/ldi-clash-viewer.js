@@ -17,7 +17,12 @@
 //             (twist|wobble|spring on the loaded objects), stopAnimation()
 // Events:     load (detail: {added, errors, notes}), clash (detail: the report),
 //             error (detail: {message, file?}), frame (detail: an animation frame's report: the
-//             check report plus frame, steps, sim_ms, collision_ms); all bubble and are composed.
+//             check report plus frame, steps, sim_ms, collision_ms), progress (detail: a check
+//             under way: {phase: start|pairs|self|segments, done, total, backend, software});
+//             all bubble and are composed (a page's `error` listener on window sees the
+//             widget's CustomEvents too: only an ErrorEvent is an uncaught exception).
+// Test hooks: _testHooks (loseGpuDevice, killCheckWorker, exhaustWorkerMemory,
+//             workerRestarts), for tests/browser/viewer.mjs only.
 //
 // The work happens in Rust (wasm): drawing with wgpu on WebGPU or WebGL2, picking, camera,
 // checks on WebGPU or, on the CPU, in a Web Worker (clash-worker.js next to this file).
