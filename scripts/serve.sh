@@ -13,7 +13,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-"$ROOT/scripts/setup.sh"
+"$ROOT/scripts/setup.sh" serve
 
 [[ -d "$HOME/.cargo/bin" ]] && export PATH="$HOME/.cargo/bin:$PATH"
 export PATH="$ROOT/node_modules/.bin:$PATH" # wasm-opt (binaryen)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check ldiclash has, stopping at the first failure:
-#   formatting, clippy (native and wasm32), native tests (SIMD and scalar rasteriser; the GPU
+#   formatting, the test lint (assertions that cannot fail: scripts/lint-tests.sh), the set-up
+#   plans (scripts/check-setup.sh: what serve and test install, prerequisites), clippy
+#   (native and wasm32), native tests (SIMD and scalar rasteriser; the GPU
 #   pipeline against the CPU on lavapipe), the benches once in test mode, the GPU pipeline in
 #   headless Chromium (WebGPU on SwiftShader), the trunk release build with the headless-Chromium
 #   smoke test and the viewer/widget tests (tests/browser/viewer.mjs, Playwright), and a short
@@ -9,20 +11,24 @@
 # Usage: scripts/test.sh
 # Env:   FUZZ_SECONDS  seconds per fuzz target (default 15)
 #
-# Installs what is missing first (scripts/setup.sh). CI runs this through .ci/run.
+# Installs what is missing first (scripts/setup.sh test: serving plus the test tools). CI runs
+# this through .ci/run. Sets LDICLASH_REQUIRE_GPU=1: a GPU test without an adapter fails.
 
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-"$ROOT/scripts/setup.sh"
+"$ROOT/scripts/setup.sh" test
 
 [[ -d "$HOME/.cargo/bin" ]] && export PATH="$HOME/.cargo/bin:$PATH"
 export PATH="$ROOT/node_modules/.bin:$PATH" # wasm-opt (binaryen) for trunk --release
 export TRUNK_SKIP_VERSION_CHECK=true            # no update check (the network is closed); "true", not "1"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-auto}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-15}"
+# A GPU test that finds no adapter fails here instead of skipping (tests/common/gpu.rs): CI
+# installs lavapipe, and a broken install must not leave it green with no GPU test run.
+export LDICLASH_REQUIRE_GPU=1
 
 # Mesa (lavapipe) and Chromium want a private runtime dir.
 XDG_RUNTIME_DIR="$(mktemp -d "${TMPDIR:-/tmp}/ldiclash-xdg.XXXXXX")"
@@ -31,7 +37,7 @@ export XDG_RUNTIME_DIR
 
 # --- sections, timing, summary -------------------------------------------------------------
 
-SECTIONS=(fmt clippy-native clippy-wasm32 test test-scalar test-benches gpu-web web fuzz)
+SECTIONS=(fmt lint-tests setup-check clippy-native clippy-wasm32 test test-scalar test-benches gpu-web web fuzz)
 declare -A TOOK=()
 CURRENT=""
 CURRENT_START=0
@@ -81,6 +87,13 @@ trap on_exit EXIT
 
 section fmt "cargo fmt --check"
 run cargo fmt --check
+
+section lint-tests "assertions that cannot fail (scripts/lint-tests.sh, with its self-test)"
+run scripts/lint-tests.sh --self-test
+run scripts/lint-tests.sh
+
+section setup-check "scripts/setup.sh's serve/test plans and prerequisite checks (dry run)"
+run scripts/check-setup.sh
 
 section clippy-native "clippy, native, all targets"
 run cargo clippy --all-targets -- -D warnings

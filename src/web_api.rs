@@ -23,7 +23,8 @@ use crate::viewer::render::{
     BOX_SELECTED, EDGE_RED, SELF_ORANGE, TINT_CONTACT, TINT_PENETRATION,
 };
 use crate::viewer::{
-    flatten, ldi_points, pick, segments_for, unflatten, CheckSettings, InputFile, Segments, Session,
+    flatten, ldi_points, pick, segments_for, segments_with_progress, unflatten, CheckSettings,
+    DisplaySettings, InputFile, LdiMode, Segments, Session,
 };
 
 /// The crate version.
@@ -52,6 +53,62 @@ fn inputs(names: Vec<String>, data: Vec<js_sys::Uint8Array>) -> Result<Vec<Input
 
 fn to_json<T: serde::Serialize>(v: &T) -> Result<String, JsError> {
     serde_json::to_string(v).map_err(js_err)
+}
+
+/// Forwards a check's progress `(done, total, phase)` to a JavaScript function, at most every
+/// 50 ms within a phase (a new phase and a phase's end always go through).
+struct JsProgress {
+    f: Option<js_sys::Function>,
+    last: f64,
+    phase: String,
+}
+
+impl JsProgress {
+    fn new(f: Option<js_sys::Function>) -> Self {
+        Self {
+            f,
+            last: f64::NEG_INFINITY,
+            phase: String::new(),
+        }
+    }
+
+    fn report(&mut self, done: usize, total: usize, what: &str) {
+        let Some(f) = &self.f else { return };
+        let now = crate::clock::now_ms();
+        if now - self.last >= 50.0 || done == total || what != self.phase {
+            self.last = now;
+            if what != self.phase {
+                self.phase = what.to_string();
+            }
+            // A failing progress callback must not fail the check.
+            let _ = f.call3(
+                &JsValue::NULL,
+                &JsValue::from(done as u32),
+                &JsValue::from(total as u32),
+                &JsValue::from_str(what),
+            );
+        }
+    }
+}
+
+/// Test hook for the browser tests (tests/browser/viewer.mjs): allocate until this wasm
+/// instance's memory is exhausted. It does not return: the failed allocation aborts, which
+/// traps (`RuntimeError: unreachable`), exactly as a check that runs out of memory does. The
+/// check worker calls it to prove that the page survives that and restarts the worker.
+#[wasm_bindgen]
+pub fn exhaust_memory_for_tests() -> f64 {
+    const CHUNK: usize = 256 << 20;
+    let mut kept: Vec<Vec<u8>> = Vec::new();
+    let mut total = 0.0_f64;
+    // wasm32 memory ends at 4 GiB; the loop ends by the abort long before 64 GiB.
+    while total < 64.0 * f64::from(1u32 << 30) {
+        let mut v: Vec<u8> = Vec::with_capacity(CHUNK);
+        std::hint::black_box(&mut v);
+        total += v.capacity() as f64;
+        kept.push(v);
+    }
+    std::hint::black_box(&kept);
+    total
 }
 
 /// The CPU check, for a Web Worker (or the main thread when workers are unavailable).
@@ -107,8 +164,9 @@ impl CheckWorker {
     /// Run a check (settings JSON as in [`CheckSettings`]); the report JSON (the CLI schema).
     /// The intersection segments are then in [`Self::pair_segments`] and
     /// [`Self::self_segments`].
-    /// `progress(done, total, what)` is called as pairs and objects are done (at most every
-    /// 50 ms).
+    /// `progress(done, total, phase)` is called as the check goes: `phase` is `pairs` (an LDI
+    /// and its analyses per overlapping pair), `self` (per closed object) or `segments` (the
+    /// exact intersection segments drawn), at most every 50 ms within a phase.
     pub fn check(
         &mut self,
         settings: &str,
@@ -117,24 +175,13 @@ impl CheckWorker {
         let opts = CheckSettings::from_json(settings)
             .and_then(|s| s.options())
             .map_err(|e| JsError::new(&e))?;
-        let mut last = f64::NEG_INFINITY;
-        let mut report_progress = |done: usize, total: usize, what: &str| {
-            let now = crate::clock::now_ms();
-            if let Some(f) = &progress {
-                if now - last >= 50.0 || done == total {
-                    last = now;
-                    let _ = f.call3(
-                        &JsValue::NULL,
-                        &JsValue::from(done as u32),
-                        &JsValue::from(total as u32),
-                        &JsValue::from_str(what),
-                    );
-                }
-            }
-        };
-        let report = check_with_progress(&self.session.scene, &opts, &mut report_progress)
-            .map_err(js_err)?;
-        self.segments = segments_for(&self.session.scene, &report);
+        let mut p = JsProgress::new(progress);
+        let report =
+            check_with_progress(&self.session.scene, &opts, &mut |d, t, w| p.report(d, t, w))
+                .map_err(js_err)?;
+        self.segments = segments_with_progress(&self.session.scene, &report, &mut |d, t, w| {
+            p.report(d, t, w)
+        });
         to_json(&report)
     }
 
@@ -188,14 +235,20 @@ impl CheckResult {
     }
 }
 
-/// Run a [`GpuJob`] on WebGPU.
+/// Run a [`GpuJob`] on WebGPU. `progress(done, total, phase)`, when given, is called as
+/// [`CheckWorker::check`] calls it.
 #[wasm_bindgen]
-pub async fn run_gpu_check(job: GpuJob) -> Result<CheckResult, JsError> {
-    let mut noop = |_: usize, _: usize, _: &str| {};
-    let report = check_on_gpu_async(&job.scene, &job.opts, &job.ctx, &mut noop)
-        .await
-        .map_err(js_err)?;
-    let segments = segments_for(&job.scene, &report);
+pub async fn run_gpu_check(
+    job: GpuJob,
+    progress: Option<js_sys::Function>,
+) -> Result<CheckResult, JsError> {
+    let mut p = JsProgress::new(progress);
+    let report = check_on_gpu_async(&job.scene, &job.opts, &job.ctx, &mut |d, t, w| {
+        p.report(d, t, w)
+    })
+    .await
+    .map_err(js_err)?;
+    let segments = segments_with_progress(&job.scene, &report, &mut |d, t, w| p.report(d, t, w));
     Ok(CheckResult {
         report: to_json(&report)?,
         pairs: flatten(&segments.pairs),
@@ -210,14 +263,6 @@ struct Gfx {
     config: wgpu::SurfaceConfiguration,
     renderer: Renderer,
     backend: String,
-}
-
-/// The LDI display (seed 000's modes): off, fragments as points coloured by object, or by layer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum LdiMode {
-    Off,
-    Points,
-    Layers,
 }
 
 struct Drag {
@@ -416,6 +461,49 @@ impl WebViewer {
         self.gpu.as_ref().map(|g| g.adapter_name())
     }
 
+    /// Whether the WebGPU adapter that runs the checks is a software one (the browser's
+    /// fallback adapter, such as SwiftShader); `false` without WebGPU checks.
+    pub fn adapter_is_software(&self) -> bool {
+        self.gpu.as_ref().is_some_and(|g| g.is_software())
+    }
+
+    /// Why the WebGPU device that runs the checks was lost, or `None` while it works (or
+    /// when checks do not run on WebGPU).
+    pub fn gpu_lost(&self) -> Option<String> {
+        match self.gpu.as_ref().map(|g| g.check_lost()) {
+            Some(Err(crate::gpu::GpuError::DeviceLost(why))) => Some(why),
+            Some(Err(e)) => Some(e.to_string()),
+            _ => None,
+        }
+    }
+
+    /// Stop using WebGPU for checks (its device was lost: `why`); checks run on the CPU from
+    /// now on, and [`Self::notes`] says so. The scene, moves and last result stay.
+    pub fn fall_back_to_cpu(&mut self, why: &str) {
+        if self.gpu.take().is_some() {
+            let note = format!(
+                "the WebGPU device was lost ({why}); collisions now run on the CPU (wasm SIMD)"
+            );
+            self.gpu_note = if self.gpu_note.is_empty() {
+                note
+            } else {
+                format!("{}; {note}", self.gpu_note)
+            };
+        }
+    }
+
+    /// Test hook for the browser tests: destroy the WebGPU device the checks use, as a driver
+    /// reset or a GPU process crash would lose it. Whether there was one.
+    pub fn lose_gpu_device_for_tests(&self) -> bool {
+        match &self.gpu {
+            Some(g) => {
+                g.device.destroy();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Load files (`names[k]` with bytes `data[k]`); scene files take their meshes from the
     /// other files. Returns `{added, errors, notes}` as JSON; failures change nothing loaded.
     pub fn load(
@@ -426,8 +514,10 @@ impl WebViewer {
         let had = self.session.scene.objects.len();
         let out = self.session.load(&inputs(names, data)?);
         self.objects_changed();
-        if had == 0 && !out.added.is_empty() {
-            self.fit_all();
+        if !out.added.is_empty() {
+            // Frame what was added (new objects are appended), as model viewers do: a part
+            // dropped next to others is in view whatever its size and place.
+            self.fit_objects(had);
         }
         to_json(&out)
     }
@@ -572,17 +662,25 @@ impl WebViewer {
 
     /// Frame every visible object.
     pub fn fit_all(&mut self) {
-        let b = self
-            .session
-            .scene
-            .objects
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !self.hidden.get(*i).copied().unwrap_or(false))
-            .map(|(_, o)| o.aabb())
-            .reduce(|a, b| a.union(&b));
-        if let Some(b) = b {
-            self.camera.scene_radius = (b.max - b.min).length() * 0.5;
+        self.fit_objects(0);
+    }
+
+    /// Frame the visible objects from index `first` on; near and far planes still enclose
+    /// the whole scene.
+    fn fit_objects(&mut self, first: usize) {
+        let visible = |i: usize| !self.hidden.get(i).copied().unwrap_or(false);
+        let objects = &self.session.scene.objects;
+        let union = |from: usize| {
+            objects
+                .iter()
+                .enumerate()
+                .skip(from)
+                .filter(|(i, _)| visible(*i))
+                .map(|(_, o)| o.aabb())
+                .reduce(|a, b| a.union(&b))
+        };
+        if let (Some(all), Some(b)) = (union(0), union(first)) {
+            self.camera.scene_radius = (all.max - all.min).length() * 0.5;
             self.camera.fit(&b);
         }
     }
@@ -704,32 +802,26 @@ impl WebViewer {
     /// Display settings as JSON: `{xray, boxes, hidden_edges, surfaces, ldi: "off"|"points"|"layers", ldi_resolution}`
     /// (any subset).
     pub fn set_display(&mut self, json: &str) -> Result<(), JsError> {
-        let v: serde_json::Value = serde_json::from_str(json).map_err(js_err)?;
-        let flag = |k: &str| v.get(k).and_then(serde_json::Value::as_bool);
-        if let Some(b) = flag("xray") {
+        let d = DisplaySettings::from_json(json).map_err(|e| JsError::new(&e))?;
+        if let Some(b) = d.xray {
             self.xray = b;
         }
-        if let Some(b) = flag("boxes") {
+        if let Some(b) = d.boxes {
             self.boxes = b;
             self.lines_dirty = true;
         }
-        if let Some(b) = flag("hidden_edges") {
+        if let Some(b) = d.hidden_edges {
             self.display.hidden_edges = b;
         }
-        if let Some(b) = flag("surfaces") {
+        if let Some(b) = d.surfaces {
             self.display.surfaces = b;
         }
-        if let Some(m) = v.get("ldi").and_then(serde_json::Value::as_str) {
-            self.ldi_mode = match m {
-                "off" | "solid" => LdiMode::Off,
-                "points" => LdiMode::Points,
-                "layers" => LdiMode::Layers,
-                _ => return Err(JsError::new("ldi: off, points or layers")),
-            };
+        if let Some(m) = d.ldi {
+            self.ldi_mode = m;
             self.lines_dirty = true;
         }
-        if let Some(r) = v.get("ldi_resolution").and_then(serde_json::Value::as_u64) {
-            self.ldi_resolution = (r as u32).clamp(8, 1024);
+        if let Some(r) = d.ldi_resolution {
+            self.ldi_resolution = r;
             self.lines_dirty = true;
         }
         Ok(())

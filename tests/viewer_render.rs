@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::gpu::{ensure_runtime_dir, lock};
+use common::gpu::{ensure_runtime_dir, lock, no_gpu};
 use glam::{Vec2, Vec3};
 use ldiclash::check::{check, CheckOptions};
 use ldiclash::mesh::shapes::cuboid;
@@ -30,13 +30,17 @@ fn device() -> Option<(wgpu::Device, wgpu::Queue)> {
         {
             Ok(a) => a,
             Err(e) => {
-                eprintln!(
-                    "SKIPPED: no Vulkan adapter ({e}); install mesa-vulkan-drivers (lavapipe)"
-                );
+                no_gpu(&format!("no Vulkan adapter: {e}"));
                 return None;
             }
         };
-    pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).ok()
+    match pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())) {
+        Ok(d) => Some(d),
+        Err(e) => {
+            no_gpu(&format!("the adapter gave no device: {e}"));
+            None
+        }
+    }
 }
 
 fn stl(lo: Vec3, hi: Vec3) -> Vec<u8> {

@@ -4,20 +4,49 @@
 //   {id, op: "load", names, buffers}        -> {id, ok, outcome}   (same order as the viewer)
 //   {id, op: "clear"}                        -> {id, ok}
 //   {id, op: "check", names, matrices, settings}
-//                                            -> {id, progress: {done, total, what}} (several)
+//                                            -> {id, progress: {done, total, what}} (several;
+//                                               what: pairs | self | segments)
 //                                            -> {id, ok, report, pairs, selves, ms}
-//   failure                                  -> {id, ok: false, error}
+//   {id, op: "test:exhaust-memory"}          -> (test hook) a fatal failure: out of memory
+//   failure                                  -> {id, ok: false, error, fatal}
+//     fatal: the wasm trapped (a Rust panic or abort, such as running out of memory); this
+//     instance must not be used again, the page starts a new worker.
+//   {op: "hold", lock}                       -> {held: lock} once this worker holds the Web
+//     Lock `lock`, which it keeps until it ends: the page waits for that lock to learn that
+//     the worker is gone, however it ended.
+// Once the module runs it posts {started: true}.
 // The wasm module is the page's own build (ldiclash.js next to this file).
 
-import init, { CheckWorker } from "./ldiclash.js";
+import init, { CheckWorker, exhaust_memory_for_tests } from "./ldiclash.js";
 
 let worker = null;
-const ready = init({ module_or_path: new URL("./ldiclash_bg.wasm", import.meta.url) }).then(() => {
+let exports = null;
+const ready = init({ module_or_path: new URL("./ldiclash_bg.wasm", import.meta.url) }).then((e) => {
+  exports = e;
   worker = new CheckWorker();
 });
+self.postMessage({ started: true });
+
+const GiB = 1024 ** 3;
+
+/** A trap's message, saying when it was the memory that ran out. */
+function describeTrap(err) {
+  const bytes = exports?.memory?.buffer?.byteLength ?? 0;
+  if (bytes >= GiB) {
+    return `the CPU check ran out of memory (its WebAssembly heap had grown to ${(bytes / GiB).toFixed(1)} GiB, the browser's limit is 4 GiB): lower the resolution or check fewer objects (${err.message})`;
+  }
+  return `the CPU check crashed (${err.message})`;
+}
 
 self.onmessage = async (event) => {
   const msg = event.data;
+  if (msg.op === "hold") {
+    navigator.locks.request(msg.lock, () => {
+      self.postMessage({ held: msg.lock });
+      return new Promise(() => {}); // held until this worker ends
+    });
+    return;
+  }
   try {
     await ready;
     switch (msg.op) {
@@ -44,10 +73,15 @@ self.onmessage = async (event) => {
         );
         break;
       }
+      case "test:exhaust-memory":
+        exhaust_memory_for_tests();
+        throw new Error("exhaust_memory_for_tests returned: the heap did not run out");
       default:
         throw new Error(`unknown operation '${msg.op}'`);
     }
   } catch (err) {
-    self.postMessage({ id: msg.id, ok: false, error: String(err?.message ?? err) });
+    const fatal = err instanceof WebAssembly.RuntimeError;
+    const error = fatal ? describeTrap(err) : String(err?.message ?? err);
+    self.postMessage({ id: msg.id, ok: false, error, fatal });
   }
 };

@@ -17,7 +17,12 @@
 //             (twist|wobble|spring on the loaded objects), stopAnimation()
 // Events:     load (detail: {added, errors, notes}), clash (detail: the report),
 //             error (detail: {message, file?}), frame (detail: an animation frame's report: the
-//             check report plus frame, steps, sim_ms, collision_ms); all bubble and are composed.
+//             check report plus frame, steps, sim_ms, collision_ms), progress (detail: a check
+//             under way: {phase: start|pairs|self|segments, done, total, backend, software});
+//             all bubble and are composed (a page's `error` listener on window sees the
+//             widget's CustomEvents too: only an ErrorEvent is an uncaught exception).
+// Test hooks: _testHooks (loseGpuDevice, killCheckWorker, exhaustWorkerMemory,
+//             workerRestarts), for tests/browser/viewer.mjs only.
 //
 // The work happens in Rust (wasm): drawing with wgpu on WebGPU or WebGL2, picking, camera,
 // checks on WebGPU or, on the CPU, in a Web Worker (clash-worker.js next to this file).
@@ -77,34 +82,100 @@ function tessellate(name, bytes) {
   });
 }
 
-/** Talks to clash-worker.js; falls back to a CheckWorker on this thread. */
+/**
+ * Talks to clash-worker.js; falls back to a CheckWorker on this thread where no worker can
+ * start. A worker that dies is replaced by a new one that gets the same files again:
+ *   - a fatal reply (the wasm trapped: a Rust panic or abort, running out of memory), after
+ *     which that wasm instance cannot be trusted;
+ *   - an uncaught error in the worker after it started;
+ *   - the worker ending for any other reason (terminated, crashed): the worker holds a Web
+ *     Lock for its whole life and this side waits for the same lock, which the browser grants
+ *     only once the worker is gone (where `navigator.locks` exists: secure contexts).
+ * The calls it had pending fail with the reason; `onRestart(why)` is told.
+ */
 class CheckClient {
-  constructor(wasm, onProgress) {
+  constructor(wasm, { onProgress, onRestart } = {}) {
     this.wasm = wasm;
     this.seq = 0;
     this.pending = new Map();
     this.onProgress = onProgress;
-    try {
-      this.worker = new Worker(new URL("./clash-worker.js", HERE), { type: "module" });
-      this.worker.onmessage = (e) => {
-        const p = this.pending.get(e.data.id);
-        if (!p) return;
-        if (e.data.progress) return this.onProgress?.(e.data.progress);
-        this.pending.delete(e.data.id);
-        e.data.ok ? p.resolve(e.data) : p.reject(new Error(e.data.error));
-      };
-      this.worker.onerror = (e) => {
-        // A worker that cannot start (cross-origin embedding): check on this thread.
-        this.worker = null;
-        for (const p of this.pending.values()) p.reject(new Error(`check worker: ${e.message}`));
-        this.pending.clear();
-      };
-      this.inline = null;
-    } catch {
-      this.worker = null;
-    }
-    if (!this.worker) this.inline = new wasm.CheckWorker();
+    this.onRestart = onRestart;
     this.history = [];
+    this.restarts = 0;
+    this.inline = null;
+    this.worker = null;
+    if (!this._spawn()) this.inline = new wasm.CheckWorker();
+  }
+
+  /** Start a worker; false where workers cannot be made here. */
+  _spawn() {
+    let w;
+    try {
+      w = new Worker(new URL("./clash-worker.js", HERE), { type: "module" });
+    } catch {
+      return false;
+    }
+    this.worker = w;
+    let started = false;
+    w.onmessage = (e) => {
+      if (w !== this.worker) return;
+      const d = e.data;
+      if (d.started) {
+        started = true;
+        return;
+      }
+      if (d.held) {
+        // Granted only when the worker, which holds this lock until it ends, is gone.
+        navigator.locks.request(d.held, () => this._died(w, "it stopped"));
+        return;
+      }
+      const p = this.pending.get(d.id);
+      if (!p) return;
+      if (d.progress) return this.onProgress?.(d.progress);
+      this.pending.delete(d.id);
+      if (d.ok) p.resolve(d);
+      else {
+        p.reject(new Error(d.error));
+        if (d.fatal) this._died(w, d.error);
+      }
+    };
+    w.onerror = (e) => {
+      if (w !== this.worker) return;
+      e.preventDefault?.();
+      if (started) return this._died(w, `an uncaught error: ${e.message ?? "unknown"}`);
+      // A worker that cannot start (cross-origin embedding): check on this thread.
+      this.worker = null;
+      for (const p of this.pending.values()) p.reject(new Error(`check worker: ${e.message}`));
+      this.pending.clear();
+    };
+    if (globalThis.navigator?.locks) {
+      const name = `ldiclash-check-worker-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+      w.postMessage({ op: "hold", lock: name });
+    }
+    return true;
+  }
+
+  /** Replace a dead worker `w` (once) and give the new one the files again. */
+  _died(w, why) {
+    if (w !== this.worker) return;
+    try {
+      w.terminate();
+    } catch {
+      // already gone
+    }
+    this.worker = null;
+    this.restarts++;
+    const err = Object.assign(new Error(`the check worker stopped (${why}); a new one was started with the same files`), {
+      workerRestarted: true,
+    });
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+    if (this._spawn()) {
+      for (const h of this.history) this._send({ op: "load", names: h.names, datas: h.datas }).catch(() => {});
+    } else {
+      this.inline = null; // check() rebuilds it from the history
+    }
+    this.onRestart?.(why);
   }
 
   get threaded() {
@@ -119,16 +190,20 @@ class CheckClient {
     });
   }
 
+  _send({ op, names, datas }) {
+    const buffers = datas.map((d) => d.slice().buffer);
+    return this.call({ op, names, buffers }, buffers);
+  }
+
   async load(names, datas) {
     this.history.push({ names, datas });
     if (!this.worker) return JSON.parse(this.inline.load(names, datas));
-    const buffers = datas.map((d) => d.slice().buffer);
-    return (await this.call({ op: "load", names, buffers }, buffers)).outcome;
+    return (await this._send({ op: "load", names, datas })).outcome;
   }
 
   async clear() {
     this.history = [];
-    if (!this.worker) return this.inline.clear();
+    if (!this.worker) return this.inline?.clear();
     await this.call({ op: "clear" });
   }
 
@@ -140,10 +215,21 @@ class CheckClient {
         for (const h of this.history) this.inline.load(h.names, h.datas);
       }
       this.inline.set_transforms(names, matrices);
-      const report = this.inline.check(settings, null);
+      const report = this.inline.check(settings, (done, total, what) => this.onProgress?.({ done, total, what }));
       return { report, pairs: this.inline.pair_segments(), selves: this.inline.self_segments() };
     }
     return this.call({ op: "check", names, matrices, settings });
+  }
+
+  /** Test hook: end the worker from outside, as the browser would kill it. */
+  terminateForTests() {
+    this.worker?.terminate();
+  }
+
+  /** Test hook: make the worker's wasm run out of memory. */
+  exhaustMemoryForTests() {
+    if (!this.worker) return Promise.reject(new Error("no check worker"));
+    return this.call({ op: "test:exhaust-memory" });
   }
 }
 
@@ -169,6 +255,7 @@ button, select, input { font: inherit; }
 ul { list-style: none; padding: 0; margin: 0; }
 li.item { padding: 3px 4px; border-radius: 4px; cursor: pointer; display: flex; gap: 6px; align-items: center; }
 li.item:hover { background: #eef1f7; } li.item.sel { background: #fff4d0; }
+[data-out="objects"] li.item { flex-wrap: wrap; row-gap: 0; } .size { flex-basis: 100%; padding-left: 36px; font-size: 12px; }
 .swatch { width: 10px; height: 10px; border-radius: 2px; flex: none; }
 .hit { color: #c21a1a; font-weight: 600; } .muted { color: #6b7385; }
 .num { font-variant-numeric: tabular-nums; }
@@ -282,6 +369,49 @@ const HTML = `
 <input type="file" multiple hidden accept=".stl,.obj,.mtl,.ply,.off,.gltf,.glb,.bin,.3mf,.json,.step,.stp,.iges,.igs,.brep">
 `;
 
+const PHASES = {
+  pairs: "LDIs and analyses of the overlapping pairs",
+  self: "self-collision of the closed objects",
+  segments: "exact intersection segments",
+};
+
+const UNIT_SYMBOLS = { micron: "µm", millimetre: "mm", centimetre: "cm", metre: "m", inch: "in", foot: "ft" };
+
+/** An object's box extents with its unit: "0.155 × 0.153 × 0.12 m" ("…, unit unknown"). */
+export function sizeText(o) {
+  const ext = o.max.map((v, k) => v - o.min[k]).map((v) => fmt(Number(v.toPrecision(3)), 6));
+  const unit = UNIT_SYMBOLS[o.units];
+  return `${ext.join(" × ")}${unit ? ` ${unit}` : " (unit unknown)"}`;
+}
+
+/** The WebGPU adapter in words: `{name, software, text}`, e.g. "SwiftShader (software)".
+ * wgpu gives no adapter name on the web, so this asks WebGPU itself (with the options wgpu
+ * uses) for vendor, architecture and description; `softwareHint` is wgpu's fallback flag. */
+export async function adapterWords(softwareHint = false) {
+  let info = {};
+  let fallback = softwareHint;
+  try {
+    const a = await navigator.gpu?.requestAdapter({ powerPreference: "high-performance" });
+    if (a) {
+      info = a.info ?? {};
+      fallback = fallback || !!(info.isFallbackAdapter ?? a.isFallbackAdapter);
+    }
+  } catch {
+    // keep what wgpu said
+  }
+  const all = [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(" ");
+  const known = [
+    [/swiftshader/i, "SwiftShader"],
+    [/lavapipe/i, "lavapipe"],
+    [/llvmpipe/i, "llvmpipe"],
+    [/microsoft basic render|\bwarp\b/i, "WARP"],
+  ].find(([re]) => re.test(all));
+  const software = fallback || !!known;
+  const cap = (w) => (w ? w[0].toUpperCase() + w.slice(1) : "");
+  const name = known?.[1] ?? (info.description || [cap(info.vendor), info.architecture].filter(Boolean).join(" ") || "unnamed adapter");
+  return { name, software, text: `${name} (${software ? "software" : "hardware"})` };
+}
+
 function fmt(x, digits = 4) {
   if (x === null || x === undefined || Number.isNaN(x)) return "—";
   const a = Math.abs(x);
@@ -339,6 +469,17 @@ export class LdiClashViewer extends HTMLElement {
     return this._report;
   }
 
+  /** Hooks for the browser tests (tests/browser/viewer.mjs), not a stable API: lose the
+   * WebGPU device, end the check worker from outside, make the worker run out of memory. */
+  get _testHooks() {
+    return {
+      loseGpuDevice: () => this.viewer.lose_gpu_device_for_tests(),
+      killCheckWorker: () => this.checker.terminateForTests(),
+      exhaustWorkerMemory: () => this.checker.exhaustMemoryForTests(),
+      workerRestarts: () => this.checker.restarts,
+    };
+  }
+
   /** Resolves when the wasm module and the 3D view are up. */
   get ready() {
     return this._ready;
@@ -380,7 +521,11 @@ export class LdiClashViewer extends HTMLElement {
     if (MODES.includes(this.getAttribute("mode"))) this._field("mode").value = this.getAttribute("mode");
     this._sizeCanvas();
     this.viewer = await wasm.WebViewer.create(this.canvas, this._backend === "cpu" ? "cpu" : "auto");
-    this.checker = new CheckClient(wasm, (p) => this._progress(p.done / Math.max(1, p.total), `Checking ${p.what}…`));
+    this._adapter = this.viewer.compute_backend() === "webgpu" ? await adapterWords(this.viewer.adapter_is_software()) : null;
+    this.checker = new CheckClient(wasm, {
+      onProgress: (p) => this._checkProgress(p),
+      onRestart: (why) => this._workerRestarted(why),
+    });
     this._resizeObserver = new ResizeObserver(() => {
       this._sizeCanvas();
       this.viewer.resize(this.canvas.width, this.canvas.height);
@@ -658,16 +803,29 @@ export class LdiClashViewer extends HTMLElement {
   }
 
   /** One check; null when the scene's objects changed meanwhile (its result is dropped). */
-  async _doCheck() {
+  async _doCheck(retries = 1) {
     const gen = this._sceneGen;
     const t0 = performance.now();
-    const busy = setTimeout(() => this._progress(0, "Checking…", true), 150);
+    this._checking = { backend: this._checkerWords() };
+    const busy = setTimeout(() => this._checkProgress({ done: 0, total: 0, what: "start" }), 150);
     try {
       const settings = this._settings();
       let result;
+      const lost = this._useGpu() ? this.viewer.gpu_lost() : null;
+      if (lost) this._gpuLost(lost);
       if (this._useGpu()) {
         const job = this.viewer.gpu_job(settings);
-        const r = await this.wasm.run_gpu_check(job);
+        let r;
+        try {
+          r = await this.wasm.run_gpu_check(job, (done, total, what) => this._checkProgress({ done, total, what }));
+        } catch (err) {
+          const why = this.viewer.gpu_lost();
+          if (!why) throw err;
+          // The device went away during the check: the same check on the CPU.
+          this._gpuLost(why);
+          clearTimeout(busy);
+          return this._doCheck(retries);
+        }
         if (gen !== this._sceneGen) return null;
         this.viewer.apply_check(r);
         result = { report: r.report };
@@ -683,17 +841,59 @@ export class LdiClashViewer extends HTMLElement {
       const report = JSON.parse(result.report);
       this._report = report;
       this._lastMs = performance.now() - t0;
+      this._checking = null;
       this._renderResults();
       this._redraw();
       this._emit("clash", report);
       return report;
     } catch (err) {
+      if (err?.workerRestarted && retries > 0) {
+        // The worker died under this check (not because of it: that is a fatal reply) and
+        // a new one has the files: run the check there.
+        clearTimeout(busy);
+        return this._doCheck(retries - 1);
+      }
       this._error(`Check failed: ${err?.message ?? err}`);
       throw err;
     } finally {
       clearTimeout(busy);
+      this._checking = null;
       this._progress(null);
+      this._renderResults();
     }
+  }
+
+  /** Who runs checks now, in words. */
+  _checkerWords() {
+    if (this._useGpu()) return `WebGPU — ${this._adapter?.text ?? "unnamed adapter"}`;
+    return `CPU (wasm SIMD)${this.checker?.threaded && !this._local ? ", in a worker" : ""}`;
+  }
+
+  /** A check's progress `{done, total, what}` (what: start | pairs | self | segments):
+   * the progress bar, the phase in the status line and the results list, a `progress` event. */
+  _checkProgress({ done, total, what }) {
+    if (!this._checking) return;
+    const phase = PHASES[what];
+    const soft = this._useGpu() && this._adapter?.software ? ", slower than a real GPU" : "";
+    const text = phase
+      ? `Checking on ${this._checking.backend}${soft}: ${phase}, ${Math.min(done + 1, total)} of ${total}…`
+      : `Checking on ${this._checking.backend}${soft}…`;
+    this._checking.text = text;
+    this._progress(total ? done / total : 0, text, !phase || total === 0);
+    if (!this._report) this._renderResults();
+    this._emit("progress", { phase: what, done, total, backend: this._useGpu() ? "webgpu" : "cpu", software: !!soft });
+  }
+
+  /** The WebGPU device is gone (`why`): checks go to the CPU worker, which has the scene. */
+  _gpuLost(why) {
+    this.viewer.fall_back_to_cpu(why);
+    this._notes();
+  }
+
+  _workerRestarted(why) {
+    this._error(`The check worker stopped (${why}); a new one was started with the same files.`);
+    this._notes();
+    this._scheduleCheck();
   }
 
   _setBackend(b) {
@@ -715,14 +915,17 @@ export class LdiClashViewer extends HTMLElement {
     if (!this.checker.threaded && !this._useGpu()) {
       lines.push("No Web Worker here: CPU checks run on the page's thread.");
     }
+    if (this._useGpu() && this._adapter?.software) {
+      lines.push(`WebGPU runs on ${this._adapter.name}, a software renderer on the CPU: checks are slower than on a GPU.`);
+    }
+    this._noteLines = lines;
     for (const l of lines) {
       const d = document.createElement("div");
       d.textContent = l;
       note.append(d);
     }
-    const adapter = this.viewer.adapter();
-    this.$('[data-out="backend"]').textContent =
-      `Checks: ${this._useGpu() ? `WebGPU (${(adapter ?? "").replace(/^\s*\(/, "(") || "adapter"})` : `CPU, wasm SIMD${this.checker.threaded ? ", in a worker" : ""}`} · drawing: ${this.viewer.render_backend()}`;
+    const draw = { webgpu: "WebGPU", webgl2: "WebGL2", none: "none (no 3D view)" }[this.viewer.render_backend()] ?? this.viewer.render_backend();
+    this.$('[data-out="backend"]').textContent = `Checks: ${this._checkerWords()} · drawing: ${draw}`;
   }
 
   // --- display ---------------------------------------------------------------------------
@@ -759,6 +962,10 @@ export class LdiClashViewer extends HTMLElement {
   _status() {
     const r = this._report;
     const status = this.$(".status");
+    if (this._checking?.text) {
+      status.textContent = this._checking.text;
+      return;
+    }
     if (!r) {
       status.textContent = "";
       return;
@@ -796,10 +1003,11 @@ export class LdiClashViewer extends HTMLElement {
     objects.forEach((o, i) => {
       const li = document.createElement("li");
       li.className = `item${i === sel ? " sel" : ""}`;
-      li.innerHTML = `<span class="swatch"></span><input type="checkbox" title="visible"><span class="name"></span><span class="muted num"></span>`;
+      li.innerHTML = `<span class="swatch"></span><input type="checkbox" title="visible"><span class="name"></span><span class="muted num"></span><span class="size muted num" title="size of the box (x × y × z) and the file's unit"></span>`;
       li.querySelector(".swatch").style.background = o.colour;
       li.querySelector(".name").textContent = o.name;
       li.querySelector(".muted").textContent = `${o.triangles.toLocaleString()} ▲${o.closed ? "" : " open"}`;
+      li.querySelector(".size").textContent = sizeText(o);
       const cb = li.querySelector("input");
       cb.checked = !o.hidden;
       cb.onclick = (e) => {
@@ -843,7 +1051,8 @@ export class LdiClashViewer extends HTMLElement {
     const r = this._report;
     this._status();
     if (!r) {
-      ul.innerHTML = `<li class="muted">No check yet.</li>`;
+      ul.innerHTML = `<li class="muted"></li>`;
+      ul.firstChild.textContent = this._checking?.text ?? (this._checking ? "Checking…" : "No check yet.");
       return;
     }
     for (const w of r.warnings ?? []) {

@@ -70,7 +70,13 @@ if (window.ldiclashLoadFailure !== undefined) {
   addEventListener("TrunkApplicationStarted", started, { once: true });
   addEventListener("ldiclash:load-failed", (event) => loadFailed(event.detail), { once: true });
 }
-addEventListener("error", (event) => showError("Uncaught error", event.error ?? event.message));
+// Only real uncaught exceptions: the browser reports those as an `ErrorEvent`. The widget's own
+// `error` events (a malformed file, a failed check: a `CustomEvent` with `{message, file?}`)
+// bubble out of its shadow root to this window too; the widget already shows them itself.
+addEventListener("error", (event) => {
+  if (!(event instanceof ErrorEvent)) return;
+  showError("Uncaught error", event.error ?? event.message);
+});
 addEventListener("unhandledrejection", (event) => showError("Unhandled promise rejection", event.reason));
 setTimeout(() => {
   if (!settled) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the tiny seed inputs under fuzz/seeds/<target>/ (a unit cube per format, plus a
-few variants). Run from anywhere: python3 fuzz/seeds/make_seeds.py"""
-import base64, io, json, os, struct, zipfile
+few variants, and inputs for the scene.json and widget targets). Run from anywhere:
+python3 fuzz/seeds/make_seeds.py [TARGET...]   (default: every target; the 3MF zips carry the
+time they were written, so name the targets you mean to refresh)"""
+import base64, io, json, os, struct, sys, zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 C = [((i & 1), (i >> 1) & 1, (i >> 2) & 1) for i in range(8)]
@@ -115,18 +117,67 @@ def threemf(compression, transform=""):
     return out.getvalue()
 
 
-write("fuzz_stl", "cube_binary.stl", stl_binary())
-write("fuzz_stl", "cube_solid_header.stl", stl_binary(b"solid but binary"))
-write("fuzz_stl", "cube_ascii.stl", stl_ascii())
-write("fuzz_obj", "cube.obj", obj())
-write("fuzz_ply", "cube_ascii.ply", ply_ascii())
-write("fuzz_ply", "cube_le.ply", ply_binary("little"))
-write("fuzz_ply", "cube_be.ply", ply_binary("big"))
-write("fuzz_off", "cube.off", off())
-write("fuzz_off", "cube_coff.off", off("COFF 8 6 0\n", " 255 0 0 255"))
-write("fuzz_gltf", "cube.gltf", gltf())
-write("fuzz_gltf", "cube_nodes.gltf",
-      gltf('[{"children":[1],"scale":[2,2,-2]},{"mesh":0,"translation":[1,0,0]}]'))
-write("fuzz_glb", "cube.glb", glb())
-write("fuzz_3mf", "cube_stored.3mf", threemf(zipfile.ZIP_STORED, ' transform="1 0 0 0 1 0 0 0 1 5 0 0"'))
-write("fuzz_3mf", "cube_deflated.3mf", threemf(zipfile.ZIP_DEFLATED))
+def scene(objects):
+    return json.dumps({"objects": objects}, indent=1)
+
+
+M16 = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0.5, 0.25, 0, 1]
+MIRROR = [-1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+REPORT = {
+    "objects": [{"name": "a", "triangles": 12, "closed": True, "units": "unknown", "volume": 1.0},
+                {"name": "b", "triangles": 12, "closed": True, "units": "unknown", "volume": 1.0}],
+    "pairs": [{"a": "a", "b": "b", "kind": "volume", "volume": 0.5, "depth": 0.5, "pixels": 100,
+               "pixel_size": 0.01, "epsilon": 0.01, "axes": ["x"],
+               "overlap_box": [[0.5, 0, 0], [1, 1, 1]], "triangle_pairs": None}],
+    "self": [], "timings_ms": {"total": 1.0}, "version": "0.1.0", "mode": "auto",
+    "backend": "cpu", "resolution": 64, "axes": "auto", "warnings": [],
+    "stats": {"candidate_pairs": 1, "ldis": 1, "fragments": 400, "max_ldi_pixels": 4096,
+              "exact_tests": 0},
+}
+
+
+def widget(which, payload):
+    return bytes([which]) + (payload.encode() if isinstance(payload, str) else payload)
+
+
+SEEDS = [
+    ("fuzz_stl", "cube_binary.stl", stl_binary()),
+    ("fuzz_stl", "cube_solid_header.stl", stl_binary(b"solid but binary")),
+    ("fuzz_stl", "cube_ascii.stl", stl_ascii()),
+    ("fuzz_obj", "cube.obj", obj()),
+    ("fuzz_ply", "cube_ascii.ply", ply_ascii()),
+    ("fuzz_ply", "cube_le.ply", ply_binary("little")),
+    ("fuzz_ply", "cube_be.ply", ply_binary("big")),
+    ("fuzz_off", "cube.off", off()),
+    ("fuzz_off", "cube_coff.off", off("COFF 8 6 0\n", " 255 0 0 255")),
+    ("fuzz_gltf", "cube.gltf", gltf()),
+    ("fuzz_gltf", "cube_nodes.gltf",
+      gltf('[{"children":[1],"scale":[2,2,-2]},{"mesh":0,"translation":[1,0,0]}]')),
+    ("fuzz_glb", "cube.glb", glb()),
+    ("fuzz_3mf", "cube_stored.3mf", threemf(zipfile.ZIP_STORED, ' transform="1 0 0 0 1 0 0 0 1 5 0 0"')),
+    ("fuzz_3mf", "cube_deflated.3mf", threemf(zipfile.ZIP_DEFLATED)),
+    # scene.json: the file, then NUL and the bytes of every file not named *.stl.
+    ("fuzz_scene_json", "two_cubes.json", scene([{"name": "a", "file": "m/a.stl"},
+                                                 {"name": "b", "file": "a.stl", "world_from_object": M16}])),
+    ("fuzz_scene_json", "mirror_and_obj.json", scene([{"name": "a", "file": "a.stl", "world_from_object": MIRROR},
+                                                      {"name": "o", "file": "cube.obj"}]).encode() + b"\0" + obj().encode()),
+    ("fuzz_scene_json", "shared_file.json", scene([{"name": "p", "file": "c.off"}, {"name": "q", "file": "c.off", "world_from_object": M16}]).encode() + b"\0" + off().encode()),
+    # The widget's entry points: a selector byte, then the text (fuzz/src/lib.rs, widget_json).
+    ("fuzz_widget_json", "settings.bin", widget(0, '{"mode": "cullide", "resolution": 64, "epsilon": 0.01, "axes": "x,z", "self_check": false}')),
+    ("fuzz_widget_json", "display.bin", widget(1, '{"xray": true, "boxes": false, "ldi": "layers", "ldi_resolution": 96}')),
+    ("fuzz_widget_json", "report.bin", widget(2, json.dumps(REPORT))),
+    ("fuzz_widget_json", "transform.bin", widget(3, b"\0" + struct.pack("<16d", *M16))),
+    ("fuzz_widget_json", "mirror.bin", widget(3, b"\1" + struct.pack("<16d", *MIRROR))),
+    ("fuzz_widget_json", "names.bin", widget(4, struct.pack("<f", 0.5) + b"twist")),
+    # load(files): scene.json, a.stl, b.obj, c.ply, d.off, e.gltf, f.glb, g.3mf, cut at NUL LF.
+    ("fuzz_widget_load", "scene_and_meshes.bin", b"\0\n".join([
+        scene([{"name": "x", "file": "a.stl"}, {"name": "y", "file": "meshes/b.obj", "world_from_object": M16}]).encode(),
+        stl_ascii().encode(), obj().encode(), ply_ascii().encode(), off().encode()])),
+    ("fuzz_widget_load", "meshes_only.bin", b"\0\n".join([b"", stl_binary(), obj().encode(), b"", b"",
+                                                             gltf().encode(), glb()])),
+]
+
+wanted = set(sys.argv[1:])
+for target, name, data in SEEDS:
+    if not wanted or target in wanted:
+        write(target, name, data)

@@ -19,3 +19,255 @@ pub fn check(extension: &str, format: &str, data: &[u8]) {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Beyond the mesh formats: scene.json and the widget's entry points (web_api.rs). Each of
+// these is what the page hands to the wasm from JavaScript; here the same Rust functions are
+// called natively, so a panic found here is a trap (a dead wasm instance) in the page.
+
+use glam::DMat4;
+use ldiclash::report::Report;
+use ldiclash::scene::{Scene, SceneFile};
+use ldiclash::viewer::{unflatten, CheckSettings, DisplaySettings, InputFile, Session};
+
+/// A closed unit cube as ASCII STL: what the in-memory reader gives for `*.stl` names.
+pub fn cube_stl() -> Vec<u8> {
+    let c = |i: usize| [(i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32];
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let mut s = String::from("solid cube\n");
+    for q in quads {
+        for t in [[q[0], q[1], q[2]], [q[0], q[2], q[3]]] {
+            s.push_str("facet normal 0 0 0\nouter loop\n");
+            for i in t {
+                let p = c(i);
+                s.push_str(&format!("vertex {} {} {}\n", p[0], p[1], p[2]));
+            }
+            s.push_str("endloop\nendfacet\n");
+        }
+    }
+    s.push_str("endsolid cube\n");
+    s.into_bytes()
+}
+
+/// `scene.json` (fuzz_scene_json): `data` is the scene file, optionally followed by a NUL and
+/// the bytes of every mesh file it names that is not `*.stl` (those read as a unit cube).
+/// `SceneFile::parse` then `Scene::from_file` with that in-memory reader must give a scene
+/// with one object per entry, each findable by its own (unique) name, or an error with a
+/// message; never a panic.
+pub fn scene_json(data: &[u8]) {
+    let (json, mesh) = match data.iter().position(|&b| b == 0) {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (data, &[][..]),
+    };
+    let file = match SceneFile::parse(json) {
+        Ok(f) => f,
+        Err(e) => {
+            assert!(e.to_string().starts_with("scene file"), "{e}");
+            return;
+        }
+    };
+    let cube = cube_stl();
+    let scene = Scene::from_file(&file, |name| {
+        if name.to_ascii_lowercase().ends_with(".stl") {
+            Ok(cube.clone())
+        } else if mesh.is_empty() {
+            Err(format!("no file '{name}' here"))
+        } else {
+            Ok(mesh.to_vec())
+        }
+    });
+    match scene {
+        Ok(s) => {
+            assert_eq!(s.objects.len(), file.objects.len());
+            for (i, (o, e)) in s.objects.iter().zip(&file.objects).enumerate() {
+                assert_eq!(o.name, e.name);
+                assert_eq!(s.find(&o.name), Some(i), "names are unique");
+                assert!(o.world_from_object().is_finite());
+                assert!(!o.mesh.triangles.is_empty());
+            }
+            let _ = s.bounds();
+        }
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+}
+
+/// Little-endian f64s from `bytes` (NaN, infinities and subnormals included).
+fn f64s(bytes: &[u8]) -> Vec<f64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+        .collect()
+}
+
+/// The widget's JSON strings (fuzz_widget_json); the first byte picks the entry point, the
+/// rest is the text:
+/// 0. check settings (`check`, `check_cpu`, `gpu_job`, `anim_frame`): `CheckSettings::from_json`
+///    then `options()`; accepted options have a resolution in range and their mode and axes
+///    read back to the same options;
+/// 1. display settings (`set_display`): `DisplaySettings::from_json`; an accepted
+///    `ldi_resolution` is within 8..=1024;
+/// 2. a report handed back from the worker (`apply_result`): `serde_json` into `Report`; an
+///    accepted report serialises, reads back with the same pairs and self-collisions, and
+///    prints as a table; the segment floats (`unflatten`) give one segment per six numbers;
+/// 3. a transform (`set_transform`, `set_transforms`): 16 f64s from the bytes (any bit
+///    pattern) on a scene of two cubes; accepted ⇔ finite and invertible, a refusal changes
+///    nothing, and undo restores the placement exactly;
+/// 4. animation and deformer names (`start_scene`, `start_deform`): parse only.
+pub fn widget_json(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    let text = String::from_utf8_lossy(rest);
+    match which % 5 {
+        0 => {
+            let Ok(s) = CheckSettings::from_json(&text) else {
+                return;
+            };
+            if let Ok(o) = s.options() {
+                assert!(o.resolution >= 1 && o.resolution == s.resolution);
+                let again = CheckSettings {
+                    mode: o.mode.name().to_string(),
+                    axes: o.axes.to_string(),
+                    ..s.clone()
+                };
+                assert_eq!(again.options().as_ref(), Ok(&o));
+            }
+        }
+        1 => {
+            if let Ok(d) = DisplaySettings::from_json(&text) {
+                if let Some(r) = d.ldi_resolution {
+                    assert!((8..=1024).contains(&r));
+                }
+            }
+        }
+        2 => {
+            if let Ok(r) = serde_json::from_str::<Report>(&text) {
+                let back: Report = match serde_json::from_str(&r.to_json()) {
+                    Ok(b) => b,
+                    Err(e) => panic!("a report read from JSON does not read back: {e}"),
+                };
+                assert_eq!(back.pairs.len(), r.pairs.len());
+                assert_eq!(back.self_collisions.len(), r.self_collisions.len());
+                for (a, b) in back.pairs.iter().zip(&r.pairs) {
+                    assert_eq!((&a.a, &a.b), (&b.a, &b.b));
+                }
+                let _ = r.to_table();
+            }
+            let floats: Vec<f32> = rest
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+                .collect();
+            assert_eq!(unflatten(&floats).len(), floats.len() / 6);
+        }
+        3 => {
+            let mut s = Session::new();
+            let out = s.load(&[
+                InputFile {
+                    name: "a.stl".into(),
+                    bytes: cube_stl(),
+                },
+                InputFile {
+                    name: "b.stl".into(),
+                    bytes: cube_stl(),
+                },
+            ]);
+            assert_eq!(out.added, ["a", "b"]);
+            let (name, numbers) = rest.split_at(rest.len().min(1));
+            let name = if name.first().is_some_and(|b| b % 2 == 0) {
+                "a"
+            } else {
+                "b"
+            };
+            let m = f64s(numbers);
+            let i = s.index(name).unwrap_or(usize::MAX);
+            let before = *s.scene.objects[i].world_from_object();
+            match s.set_transform_by_name(name, &m) {
+                Ok(()) => {
+                    assert_eq!(m.len(), 16);
+                    let placed = *s.scene.objects[i].world_from_object();
+                    assert_eq!(placed, DMat4::from_cols_slice(&m));
+                    let det = placed.determinant();
+                    assert!(placed.is_finite() && det.is_finite() && det != 0.0);
+                    assert_eq!(s.undo(), Some(i));
+                    assert_eq!(*s.scene.objects[i].world_from_object(), before);
+                }
+                Err(_) => {
+                    assert_eq!(*s.scene.objects[i].world_from_object(), before);
+                    assert_eq!(s.undo_depth(), 0);
+                }
+            }
+        }
+        _ => {
+            let (amplitude, name) = rest.split_at(rest.len().min(4));
+            let amplitude = f32::from_le_bytes(
+                [amplitude, &[0; 4]].concat()[..4]
+                    .try_into()
+                    .unwrap_or([0; 4]),
+            );
+            let name = String::from_utf8_lossy(name);
+            if let Ok(k) = name.parse::<ldiclash::sim::SceneKind>() {
+                assert_eq!(k.name(), name);
+            }
+            let _ = ldiclash::deform::Deformer::from_name(&name, amplitude);
+        }
+    }
+}
+
+/// The widget's `load(files)` (fuzz_widget_load): the page hands any number of named files,
+/// a `scene.json` among them or not, to `Session::load`. `data` is cut at each `\0\n` into
+/// files named, in turn, scene.json, a.stl, b.obj, c.ply, d.off, e.gltf, f.glb, g.3mf (the
+/// scene file can name them). Every file ends up added or reported with a message, names stay
+/// unique, and a refused load leaves the scene as it was.
+pub fn widget_load(data: &[u8]) {
+    const NAMES: [&str; 8] = [
+        "scene.json",
+        "a.stl",
+        "b.obj",
+        "c.ply",
+        "d.off",
+        "e.gltf",
+        "f.glb",
+        "g.3mf",
+    ];
+    let mut files = Vec::new();
+    let mut rest = data;
+    while files.len() < NAMES.len() {
+        let cut = rest.windows(2).position(|w| w == b"\0\n");
+        let (part, next) = match cut {
+            Some(i) => (&rest[..i], &rest[i + 2..]),
+            None => (rest, &[][..]),
+        };
+        files.push(InputFile {
+            name: NAMES[files.len()].into(),
+            bytes: part.to_vec(),
+        });
+        if cut.is_none() {
+            break;
+        }
+        rest = next;
+    }
+    let mut s = Session::new();
+    // Something loaded before, which a failing load must leave alone.
+    let first = s.load(&[InputFile {
+        name: "base.stl".into(),
+        bytes: cube_stl(),
+    }]);
+    assert_eq!(first.added, ["base"]);
+    let out = s.load(&files);
+    assert_eq!(s.scene.objects.len(), 1 + out.added.len());
+    assert_eq!(s.scene.objects[0].name, "base");
+    for (k, name) in out.added.iter().enumerate() {
+        assert_eq!(&s.scene.objects[1 + k].name, name);
+        assert_eq!(s.scene.find(name), Some(1 + k), "names are unique");
+    }
+    for e in &out.errors {
+        assert!(!e.message.is_empty() && !e.file.is_empty());
+    }
+}

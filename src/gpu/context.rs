@@ -100,6 +100,12 @@ impl GpuContext {
         )
     }
 
+    /// Whether the adapter is a software one: `DeviceType::Cpu` natively (lavapipe,
+    /// llvmpipe), the browser's fallback adapter in WebGPU (SwiftShader in Chromium).
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
     /// The device limits in use.
     pub fn caps(&self) -> DeviceCaps {
         self.caps

@@ -254,7 +254,7 @@ pub fn gear_radius(a: f32, teeth: u32, root: f32, tip: f32, phase: f32) -> f32 {
     // t = 0.5 at a tooth centre.
     let t = ((a - phase) / pitch + 0.5).rem_euclid(1.0);
     let rise = |s: f32| root + (tip - root) * s;
-    if t < 0.2 || t >= 0.8 {
+    if !(0.2..0.8).contains(&t) {
         root
     } else if t < 0.4 {
         rise((t - 0.2) / 0.2)
@@ -323,6 +323,9 @@ mod tests {
         assert!(v.closed && v.outward && (v.signed_volume - exact).abs() / exact < 1e-3);
         // A tooth centre at the phase, a gap half a pitch away.
         assert_eq!(gear_radius(0.3, 10, 1.0, 2.0, 0.3), 2.0);
-        assert_eq!(gear_radius(0.3 + std::f32::consts::PI / 10.0, 10, 1.0, 2.0, 0.3), 1.0);
+        assert_eq!(
+            gear_radius(0.3 + std::f32::consts::PI / 10.0, 10, 1.0, 2.0, 0.3),
+            1.0
+        );
     }
 }

@@ -376,6 +376,72 @@ impl CheckSettings {
     }
 }
 
+/// How the LDI is shown (seed 000's modes): not at all, fragments as points coloured by
+/// object, or coloured by layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LdiMode {
+    /// No LDI display.
+    Off,
+    /// Fragments as points, coloured by object (back faces darker).
+    Points,
+    /// Fragments as points, coloured by layer.
+    Layers,
+}
+
+/// Display settings as the widget sends them (JSON, any subset):
+/// `{xray, boxes, hidden_edges, surfaces, ldi: "off"|"points"|"layers", ldi_resolution}`.
+/// Fields left out stay as they are (`None`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DisplaySettings {
+    /// Ghost the objects that do not collide.
+    pub xray: Option<bool>,
+    /// Draw every object's box.
+    pub boxes: Option<bool>,
+    /// Stipple the intersection edges hidden behind surfaces.
+    pub hidden_edges: Option<bool>,
+    /// Draw the surfaces.
+    pub surfaces: Option<bool>,
+    /// The LDI display.
+    pub ldi: Option<LdiMode>,
+    /// Pixels along the longest edge of the LDI display, clamped to 8..=1024.
+    pub ldi_resolution: Option<u32>,
+}
+
+impl DisplaySettings {
+    /// Parse the widget's JSON. A value of the wrong type for a known key is ignored, as the
+    /// widget always did; an unknown `ldi` mode or text that is not a JSON object is an error.
+    pub fn from_json(json: &str) -> Result<Self, String> {
+        let v: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| format!("display settings: {e}"))?;
+        let Some(obj) = v.as_object() else {
+            return Err("display settings: a JSON object, e.g. {\"xray\": true}".into());
+        };
+        let flag = |k: &str| obj.get(k).and_then(serde_json::Value::as_bool);
+        let ldi = match obj.get("ldi").and_then(serde_json::Value::as_str) {
+            None => None,
+            Some("off" | "solid") => Some(LdiMode::Off),
+            Some("points") => Some(LdiMode::Points),
+            Some("layers") => Some(LdiMode::Layers),
+            Some(other) => {
+                return Err(format!(
+                    "display settings: ldi is off, points or layers, not '{other}'"
+                ))
+            }
+        };
+        Ok(Self {
+            xray: flag("xray"),
+            boxes: flag("boxes"),
+            hidden_edges: flag("hidden_edges"),
+            surfaces: flag("surfaces"),
+            ldi,
+            ldi_resolution: obj
+                .get("ldi_resolution")
+                .and_then(serde_json::Value::as_u64)
+                .map(|r| r.clamp(8, 1024) as u32),
+        })
+    }
+}
+
 /// Segment endpoints flattened (`x0 y0 z0 x1 y1 z1 …`), the form that crosses to JavaScript.
 pub fn flatten(segments: &[[Vec3; 2]]) -> Vec<f32> {
     segments
@@ -392,7 +458,7 @@ pub fn unflatten(v: &[f32]) -> Vec<[Vec3; 2]> {
 }
 
 /// Intersection segments of a checked scene, for drawing.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Segments {
     /// Where two objects cross (pairs of endpoints).
     pub pairs: Vec<[Vec3; 2]>,
@@ -402,8 +468,22 @@ pub struct Segments {
 
 /// The exact intersection segments of the pairs and self-collisions a report names.
 pub fn segments_for(scene: &Scene, report: &Report) -> Segments {
+    segments_with_progress(scene, report, &mut |_, _, _| {})
+}
+
+/// [`segments_for`], calling `progress(done, total, "segments")` before each pair or
+/// self-colliding object and once at the end (the page shows this phase of a check).
+pub fn segments_with_progress(
+    scene: &Scene,
+    report: &Report,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Segments {
     let mut out = Segments::default();
+    let total = report.pairs.len() + report.self_collisions.len();
+    let mut done = 0;
     for p in &report.pairs {
+        progress(done, total, "segments");
+        done += 1;
         let (Some(a), Some(b)) = (scene.find(&p.a), scene.find(&p.b)) else {
             continue;
         };
@@ -412,6 +492,8 @@ pub fn segments_for(scene: &Scene, report: &Report) -> Segments {
             .extend(contact_segments(a.world(), b.world(), MAX_SEGMENTS));
     }
     for s in &report.self_collisions {
+        progress(done, total, "segments");
+        done += 1;
         if let Some(i) = scene.find(&s.object) {
             out.selves.extend(self_contact_segments(
                 scene.objects[i].world(),
@@ -419,6 +501,7 @@ pub fn segments_for(scene: &Scene, report: &Report) -> Segments {
             ));
         }
     }
+    progress(total, total, "segments");
     out
 }
 
@@ -528,6 +611,51 @@ mod tests {
             for p in [a, b] {
                 assert!(p.x > 0.5 - 1e-5 && p.x < 1.0 + 1e-5, "{p}");
             }
+        }
+    }
+
+    #[test]
+    fn segments_report_their_progress() {
+        let mut s = Session::new();
+        s.load(&[
+            file("a.stl", cube_at(0.0)),
+            file("b.stl", cube_at(0.5)),
+            file("c.stl", cube_at(5.0)),
+        ]);
+        let r = check(&s.scene, &CheckOptions::default()).unwrap();
+        assert_eq!(r.pairs.len(), 1);
+        let mut seen = Vec::new();
+        let seg = segments_with_progress(&s.scene, &r, &mut |d, t, w| {
+            seen.push((d, t, w.to_string()))
+        });
+        let total = r.pairs.len() + r.self_collisions.len();
+        let want: Vec<(usize, usize, String)> = (0..=total)
+            .map(|d| (d, total, "segments".to_string()))
+            .collect();
+        assert_eq!(seen, want);
+        assert_eq!(seg, segments_for(&s.scene, &r));
+    }
+
+    #[test]
+    fn display_settings_from_json() {
+        let d = DisplaySettings::from_json(
+            r#"{"xray": true, "boxes": "yes", "ldi": "layers", "ldi_resolution": 4294967304}"#,
+        )
+        .unwrap();
+        assert_eq!(d.xray, Some(true));
+        assert_eq!(d.boxes, None, "a value of the wrong type is ignored");
+        assert_eq!(d.ldi, Some(LdiMode::Layers));
+        // 2^32 + 8 is clamped, not truncated to 8.
+        assert_eq!(d.ldi_resolution, Some(1024));
+        let small = DisplaySettings::from_json(r#"{"ldi_resolution": 3, "ldi": "solid"}"#).unwrap();
+        assert_eq!(small.ldi_resolution, Some(8));
+        assert_eq!(small.ldi, Some(LdiMode::Off));
+        assert_eq!(
+            DisplaySettings::from_json("{}").unwrap(),
+            DisplaySettings::default()
+        );
+        for bad in [r#"{"ldi": "cubes"}"#, "[1]", "{", "", "null"] {
+            assert!(DisplaySettings::from_json(bad).is_err(), "{bad}");
         }
     }
 

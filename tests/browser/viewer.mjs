@@ -12,7 +12,14 @@
 //      dropped STEP file is tessellated by occt-import-js (fetched only then) per solid;
 //   5. examples/embed.html: two widgets and one in an iframe fire load and clash;
 //   6. an animated twisted cylinder starts self-colliding in the page past the known twist;
-//   7. without WebGPU the CPU fallback gives the same pairs and says so on the page.
+//   7. without WebGPU the CPU fallback gives the same pairs and says so on the page;
+//   8. (issue 14) a malformed file of each format dropped on the page: the widget names it,
+//      the page raises no alarm of its own, the scene stays; a real uncaught error still
+//      does raise it; the backend line names the adapter in words; a dropped model is framed
+//      and its size and unit are listed; a check shows its progress and phases;
+//   9. (issue 13) faults: a lost WebGPU device falls back to the CPU worker with the scene,
+//      moves and results kept; a check worker that dies is restarted; the worker running out
+//      of wasm memory shows an error and the page goes on working.
 //
 // Prints "N passed, M failed"; exits non-zero on any failure.
 // Options: --dist DIR, --screenshot FILE (the demo page, for README), --only SUBSTRING.
@@ -40,6 +47,46 @@ const TIMEOUT_MS = Number(process.env.VIEWER_TIMEOUT_MS ?? 120_000);
 function referencePairs(scene) {
   const ref = JSON.parse(readFileSync(path.join(ROOT, "tests", "data", scene, "reference.json"), "utf8"));
   return ref.pairs.filter((p) => p.collide).map((p) => [p.a, p.b].sort().join("|")).sort();
+}
+
+/** `v x y z` lines of an OBJ file: the box extents [dx, dy, dz]. */
+function objExtents(file) {
+  const lo = [Infinity, Infinity, Infinity];
+  const hi = [-Infinity, -Infinity, -Infinity];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    const m = line.match(/^v\s+(\S+)\s+(\S+)\s+(\S+)/);
+    if (!m) continue;
+    for (let k = 0; k < 3; k++) {
+      const x = Number(m[k + 1]);
+      lo[k] = Math.min(lo[k], x);
+      hi[k] = Math.max(hi[k], x);
+    }
+  }
+  return hi.map((h, k) => h - lo[k]);
+}
+
+/** The page's own alarms: its #error panel and its header status. */
+function pageAlarms(page) {
+  return page.evaluate(() => ({
+    panel: document.getElementById("error").textContent,
+    status: document.getElementById("status").textContent,
+  }));
+}
+
+/** In the page: drop `files` ({name, bytes: number[] | string}) on the page body, one drop;
+ * resolves with the widget's `load` detail. */
+function dropOnPage(page, files) {
+  return page.evaluate(async (files) => {
+    const v = document.querySelector("ldi-clash-viewer");
+    const dt = new DataTransfer();
+    for (const f of files) {
+      const bytes = typeof f.bytes === "string" ? f.bytes : new Uint8Array(f.bytes);
+      dt.items.add(new File([bytes], f.name));
+    }
+    const loaded = new Promise((r) => v.addEventListener("load", (e) => r(e.detail), { once: true }));
+    document.body.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    return loaded;
+  }, files);
 }
 
 const pairKeys = (report) => report.pairs.map((p) => [p.a, p.b].sort().join("|")).sort();
@@ -291,6 +338,309 @@ const webgpuTests = [
       await page.close();
     },
   },
+
+  {
+    name: "a malformed file of each format dropped on the page: the widget names it, the page raises no alarm, the scene stays",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json");
+      const before = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        const report = await v.check();
+        return { report, objects: v.viewer.objects() };
+      });
+      const bad = [
+        { name: "broken.stl", bytes: "solid x\nfacet normal 0 0 0\n outer loop\n vertex 1 2\n", format: "STL" },
+        { name: "broken.obj", bytes: "v 0 0 0\nv 1 zero 0\nv 0 1 0\nf 1 2 3\n", format: "OBJ" },
+        { name: "broken.ply", bytes: "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0\n", format: "PLY" },
+        { name: "broken.off", bytes: "OFF\n4 2 0\n0 0 0\n1 0 0\n", format: "OFF" },
+        { name: "broken.gltf", bytes: '{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":7}}]}]}', format: "glTF" },
+        { name: "broken.3mf", bytes: [0x50, 0x4b, 0x03, 0x04, 1, 2, 3, 4, 5, 6, 7, 8], format: "3MF" },
+        { name: "scene.json", bytes: '{"objects": [{"name": "a", "file": ', format: "scene" },
+      ];
+      const seen = [];
+      for (const f of bad) {
+        const outcome = await dropOnPage(page, [f]);
+        if (outcome.added.length || outcome.errors.length !== 1) throw new Error(`${f.name}: ${JSON.stringify(outcome)}`);
+        const message = outcome.errors[0].message;
+        if (!message.toLowerCase().includes(f.format.toLowerCase())) throw new Error(`${f.name}: the message does not name ${f.format}: ${message}`);
+        seen.push(`${f.name}: ${message}`);
+      }
+      const after = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        const report = await v.check();
+        const shown = [...v.shadowRoot.querySelectorAll(".errors > div")].map((d) => d.textContent);
+        return { report, objects: v.viewer.objects(), shown };
+      });
+      for (const f of bad) {
+        if (!after.shown.some((t) => t.startsWith(`${f.name}: `))) throw new Error(`the widget does not show ${f.name}: ${JSON.stringify(after.shown)}`);
+      }
+      const alarms = await pageAlarms(page);
+      if (alarms.panel !== "" || alarms.status !== "") throw new Error(`the page raised an alarm: ${JSON.stringify(alarms)}`);
+      if (problems.length) throw new Error(`console/page errors: ${problems.join("\n")}`);
+      if (after.objects !== before.objects) throw new Error("the objects changed");
+      if (JSON.stringify(after.report.pairs) !== JSON.stringify(before.report.pairs)) throw new Error("the report changed");
+      // The filter lets real uncaught exceptions through.
+      await page.evaluate(() => setTimeout(() => { throw new Error("a real uncaught error"); }, 0));
+      await page.waitForFunction(() => document.getElementById("error").textContent.includes("a real uncaught error"), null, { timeout: 5000 });
+      for (const l of seen) console.log(`       ${l}`);
+      await page.close();
+    },
+  },
+  {
+    name: "the backend line names the WebGPU adapter and its type in words",
+    async run(browser) {
+      const { page } = await openPage(browser, "/?scene=data/bunny_pair/scene.json");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        await v.check();
+        const a = await navigator.gpu.requestAdapter();
+        return {
+          line: v.shadowRoot.querySelector('[data-out="backend"]').textContent,
+          note: v.shadowRoot.querySelector(".note").textContent,
+          arch: a.info.architecture,
+          fallback: a.info.isFallbackAdapter,
+        };
+      });
+      // Chromium here runs WebGPU on SwiftShader, its fallback adapter.
+      if (r.arch !== "swiftshader" || r.fallback !== true) throw new Error(`adapter: ${JSON.stringify(r)}`);
+      if (r.line !== "Checks: WebGPU — SwiftShader (software) · drawing: WebGPU") throw new Error(`backend line: "${r.line}"`);
+      if (!r.note.includes("SwiftShader, a software renderer")) throw new Error(`note: "${r.note}"`);
+      console.log(`       ${r.line}`);
+      await page.close();
+    },
+  },
+  {
+    name: "a dropped model is framed, and each object's size and unit are listed",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/");
+      const bunny = path.join(ROOT, "tests", "data", "bunny_pair", "meshes", "bunny.obj");
+      const ext = objExtents(bunny);
+      const frame = (box) =>
+        page.evaluate((box) => {
+          const v = document.querySelector("ldi-clash-viewer");
+          const { width: w, height: h } = v.canvas;
+          const ps = [];
+          for (let i = 0; i < 8; i++) ps.push(v.viewer.project(box.min[0] + (i & 1) * box.size[0], box.min[1] + ((i >> 1) & 1) * box.size[1], box.min[2] + ((i >> 2) & 1) * box.size[2]));
+          const inside = ps.every((p) => p.length === 2 && p[0] >= 0 && p[0] <= w && p[1] >= 0 && p[1] <= h);
+          const xs = ps.filter((p) => p.length).map((p) => p[0]);
+          const ys = ps.filter((p) => p.length).map((p) => p[1]);
+          const span = Math.max((Math.max(...xs) - Math.min(...xs)) / w, (Math.max(...ys) - Math.min(...ys)) / h);
+          return { inside, span };
+        }, box);
+      const bytes = [...readFileSync(bunny)];
+      const fileMin = (() => {
+        const m = [Infinity, Infinity, Infinity];
+        for (const line of readFileSync(bunny, "utf8").split("\n")) {
+          const g = line.match(/^v\s+(\S+)\s+(\S+)\s+(\S+)/);
+          if (g) for (let k = 0; k < 3; k++) m[k] = Math.min(m[k], Number(g[k + 1]));
+        }
+        return m;
+      })();
+      const box = { min: fileMin, size: ext };
+      const beforeDrop = await frame(box);
+      const outcome = await dropOnPage(page, [{ name: "bunny.obj", bytes }]);
+      if (JSON.stringify(outcome.added) !== '["bunny"]') throw new Error(`added ${JSON.stringify(outcome)}`);
+      const afterDrop = await frame(box);
+      if (!afterDrop.inside || afterDrop.span < 0.3) {
+        throw new Error(`the dropped bunny is not framed: corners in view ${afterDrop.inside}, span ${afterDrop.span.toFixed(3)} of the canvas`);
+      }
+      // Sizes and units in the object list, against the file's own numbers.
+      const seeds = path.join(ROOT, "fuzz", "seeds");
+      const more = await dropOnPage(page, [
+        { name: "cube.gltf", bytes: [...readFileSync(path.join(seeds, "fuzz_gltf", "cube.gltf"))] },
+        { name: "cube.3mf", bytes: [...readFileSync(path.join(seeds, "fuzz_3mf", "cube_stored.3mf"))] },
+      ]);
+      if (more.errors.length || more.added.length !== 2) throw new Error(`cubes: ${JSON.stringify(more)}`);
+      const rows = await page.evaluate(() => {
+        const v = document.querySelector("ldi-clash-viewer");
+        return Object.fromEntries(
+          [...v.shadowRoot.querySelectorAll('[data-out="objects"] li')].map((li) => [li.querySelector(".name").textContent, li.querySelector(".size").textContent]),
+        );
+      });
+      const nums = (t) => (t.match(/^([\d.e+-]+) × ([\d.e+-]+) × ([\d.e+-]+)/) ?? []).slice(1).map(Number);
+      const got = nums(rows.bunny ?? "");
+      if (got.length !== 3 || got.some((g, k) => Math.abs(g - ext[k]) > 0.005 * ext[k])) {
+        throw new Error(`bunny size "${rows.bunny}", the file's extents ${ext.map((e) => e.toFixed(4)).join(" × ")}`);
+      }
+      if (!rows.bunny.endsWith("(unit unknown)")) throw new Error(`OBJ has no unit: "${rows.bunny}"`);
+      if (rows.cube !== "1 × 1 × 1 m") throw new Error(`glTF cube (metres): "${rows.cube}"`);
+      if (rows["cube (2)"] !== "1 × 1 × 1 mm") throw new Error(`3MF cube (millimetres): "${rows["cube (2)"]}"`);
+      const missing = Object.entries(rows).filter(([, t]) => !/ × .* × /.test(t));
+      if (missing.length) throw new Error(`objects without a size: ${JSON.stringify(missing)}`);
+      if (problems.length) throw new Error(problems.join("\n"));
+      console.log(`       bunny before the drop: corners in view ${beforeDrop.inside}, span ${beforeDrop.span.toFixed(3)}; after: span ${afterDrop.span.toFixed(3)}; listed "${rows.bunny}", cubes "${rows.cube}", "${rows["cube (2)"]}"`);
+      await page.close();
+    },
+  },
+  {
+    name: "the first check shows the progress bar, its phases and that the GPU is a software one",
+    async run(browser) {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
+      // Record every progress event from the first check on, with what the widget shows then.
+      await page.addInitScript(() => {
+        window.progressLog = [];
+        document.addEventListener("progress", (e) => {
+          const v = e.target;
+          if (v?.tagName !== "LDI-CLASH-VIEWER") return;
+          window.progressLog.push({
+            ...e.detail,
+            t: performance.now(),
+            bar: v.shadowRoot.querySelector(".progress").classList.contains("on"),
+            status: v.shadowRoot.querySelector(".status").textContent,
+            results: v.shadowRoot.querySelector('[data-out="results"]').textContent,
+          });
+        });
+        document.addEventListener("clash", (e) => {
+          window.firstClash ??= { report: e.detail, t: performance.now() };
+        });
+      });
+      await page.goto("/", { waitUntil: "load", timeout: TIMEOUT_MS });
+      await page.waitForFunction(() => window.firstClash, null, { timeout: TIMEOUT_MS });
+      const r = await page.evaluate(() => {
+        const v = document.querySelector("ldi-clash-viewer");
+        return { log: window.progressLog, clash: window.firstClash, bar: v.shadowRoot.querySelector(".progress").classList.contains("on") };
+      });
+      const report = r.clash.report;
+      const phase = (p) => r.log.filter((e) => e.phase === p);
+      if (report.backend !== "gpu") throw new Error(`the demo checked on ${report.backend}`);
+      for (const p of ["pairs", "self", "segments"]) if (!phase(p).length) throw new Error(`no "${p}" progress: ${JSON.stringify(r.log.map((e) => e.phase))}`);
+      const pairsTotal = Math.max(...phase("pairs").map((e) => e.total));
+      const selfTotal = Math.max(...phase("self").map((e) => e.total));
+      const segTotal = Math.max(...phase("segments").map((e) => e.total));
+      if (pairsTotal !== report.stats.candidate_pairs) throw new Error(`pairs total ${pairsTotal}, candidate pairs ${report.stats.candidate_pairs}`);
+      if (selfTotal !== report.objects.length) throw new Error(`self total ${selfTotal}, objects ${report.objects.length}`);
+      if (segTotal !== report.pairs.length + report.self.length) throw new Error(`segments total ${segTotal}, ${report.pairs.length} pairs + ${report.self.length} self`);
+      const during = phase("pairs")[0];
+      if (!during.bar) throw new Error("the progress bar was off during the check");
+      if (!during.status.includes("WebGPU — SwiftShader (software)") || !during.status.includes("slower than a real GPU")) throw new Error(`status during the check: "${during.status}"`);
+      if (!/LDIs and analyses of the overlapping pairs, \d+ of \d+/.test(during.status)) throw new Error(`no phase in "${during.status}"`);
+      if (!during.results.startsWith("Checking on")) throw new Error(`results list during the first check: "${during.results}"`);
+      if (r.bar) throw new Error("the progress bar is still on after the check");
+      const first = r.log[0].t;
+      const at = (p) => ((phase(p)[0].t - first) / 1000).toFixed(1);
+      console.log(`       ${r.log.length} progress events over ${((r.clash.t - first) / 1000).toFixed(1)} s (pairs from ${at("pairs")} s, self from ${at("self")} s, segments from ${at("segments")} s): pairs ${pairsTotal}, self ${selfTotal}, segments ${segTotal}`);
+      console.log(`       e.g. "${during.status}"`);
+      await page.close();
+    },
+  },
+  {
+    name: "a lost WebGPU device: checks fall back to the CPU worker with the scene, moves and results kept",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        await v.check();
+        const moved = v.viewer.transform("bunny_b");
+        moved[12] += 0.05; // a move before the loss: still touching
+        v.setTransform("bunny_b", moved);
+        const onGpu = await v.check();
+        const lost = v._testHooks.loseGpuDevice();
+        // Until the next check the last result stays.
+        const kept = { report: v.report === onGpu, results: v.shadowRoot.querySelector('[data-out="results"]').textContent };
+        const onCpu = await v.check();
+        const state = {
+          transform: v.viewer.transform("bunny_b"),
+          objects: JSON.parse(v.viewer.objects()).map((o) => o.name),
+          compute: v.viewer.compute_backend(),
+          note: v.shadowRoot.querySelector(".note").textContent,
+          line: v.shadowRoot.querySelector('[data-out="backend"]').textContent,
+        };
+        // And it goes on: moved apart, no pair.
+        const apart = v.viewer.transform("bunny_b");
+        apart[12] = 3;
+        v.setTransform("bunny_b", apart);
+        const separated = await v.check();
+        return { moved, onGpu, lost, kept, onCpu, state, separated };
+      });
+      if (!r.lost) throw new Error("there was no WebGPU device to lose");
+      if (r.onGpu.backend !== "gpu" || r.onCpu.backend !== "cpu") throw new Error(`backends ${r.onGpu.backend} then ${r.onCpu.backend}`);
+      if (!r.kept.report || !r.kept.results.includes("bunny_a ↔ bunny_b")) throw new Error(`the result was not kept: ${JSON.stringify(r.kept)}`);
+      assertPairs(r.onCpu, "bunny_pair", "after the loss");
+      const [g, c] = [r.onGpu.pairs[0].volume, r.onCpu.pairs[0].volume];
+      if (!(Math.abs(g - c) <= 1e-4 * Math.abs(g))) throw new Error(`volume on the GPU ${g}, on the CPU ${c}`);
+      if (JSON.stringify(r.state.transform) !== JSON.stringify(r.moved)) throw new Error("the move was lost");
+      if (JSON.stringify(r.state.objects) !== '["bunny_a","bunny_b"]') throw new Error(`objects ${r.state.objects}`);
+      if (r.state.compute !== "cpu" || !r.state.line.startsWith("Checks: CPU (wasm SIMD), in a worker")) throw new Error(`still on ${r.state.compute}: ${r.state.line}`);
+      if (!r.state.note.includes("the WebGPU device was lost") || !r.state.note.includes("collisions now run on the CPU")) throw new Error(`note: "${r.state.note}"`);
+      if (r.separated.pairs.length !== 0 || r.separated.backend !== "cpu") throw new Error(`apart: ${JSON.stringify(r.separated.pairs)}`);
+      const alarms = await pageAlarms(page);
+      if (alarms.panel || problems.length) throw new Error(`page errors: ${alarms.panel} ${problems.join("\n")}`);
+      console.log(`       volume ${g.toFixed(6)} on the GPU, ${c.toFixed(6)} on the CPU after the loss; note: "${r.state.note}"`);
+      await page.close();
+    },
+  },
+  {
+    name: "a check worker that dies is restarted with the scene, and checks go on",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=cpu");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        const first = await v.check();
+        const moved = v.viewer.transform("bunny_b");
+        moved[13] += 0.02;
+        v.setTransform("bunny_b", moved);
+        // Killed while idle: noticed (the worker's Web Lock is released), restarted.
+        v._testHooks.killCheckWorker();
+        const t0 = performance.now();
+        while (v._testHooks.workerRestarts() < 1 && performance.now() - t0 < 10000) await new Promise((res) => setTimeout(res, 20));
+        const noticedMs = performance.now() - t0;
+        const second = await v.check();
+        // Killed during a check: that check is run again on the new worker.
+        const pending = v.check();
+        v._testHooks.killCheckWorker();
+        const third = await pending;
+        return {
+          first, second, third, noticedMs,
+          restarts: v._testHooks.workerRestarts(),
+          threaded: v.checker.threaded,
+          shown: [...v.shadowRoot.querySelectorAll(".errors > div")].map((d) => d.textContent),
+        };
+      });
+      if (r.restarts !== 2) throw new Error(`${r.restarts} restarts, want 2`);
+      if (!r.threaded) throw new Error("checks fell back to the page's thread instead of a new worker");
+      for (const [k, rep] of Object.entries({ first: r.first, second: r.second, third: r.third })) {
+        if (rep.backend !== "cpu") throw new Error(`${k}: ${rep.backend}`);
+        assertPairs(rep, "bunny_pair", k);
+      }
+      if (!r.shown.some((t) => t.includes("The check worker stopped"))) throw new Error(`not shown: ${JSON.stringify(r.shown)}`);
+      const alarms = await pageAlarms(page);
+      if (alarms.panel || problems.length) throw new Error(`page errors: ${alarms.panel} ${problems.join("\n")}`);
+      console.log(`       a killed worker was noticed after ${r.noticedMs.toFixed(0)} ms; 2 restarts, 3 checks with the reference pair`);
+      await page.close();
+    },
+  },
+  {
+    name: "the check worker running out of wasm memory shows an error, and the page goes on working",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=cpu");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        await v.check();
+        let message = null;
+        try {
+          await v._testHooks.exhaustWorkerMemory();
+        } catch (err) {
+          message = err.message;
+        }
+        const after = await v.check();
+        const png = await v.screenshot();
+        return {
+          message, after, png: png.size,
+          restarts: v._testHooks.workerRestarts(),
+          shown: [...v.shadowRoot.querySelectorAll(".errors > div")].map((d) => d.textContent),
+        };
+      });
+      if (!r.message?.includes("ran out of memory")) throw new Error(`the hook gave: ${r.message}`);
+      if (!r.shown.some((t) => t.includes("ran out of memory"))) throw new Error(`not shown: ${JSON.stringify(r.shown)}`);
+      if (r.restarts !== 1) throw new Error(`${r.restarts} restarts, want 1`);
+      assertPairs(r.after, "bunny_pair", "the check after");
+      if (!(r.png > 1000)) throw new Error(`screenshot of ${r.png} bytes`);
+      const alarms = await pageAlarms(page);
+      if (alarms.panel || problems.length) throw new Error(`page errors: ${alarms.panel} ${problems.join("\n")}`);
+      console.log(`       "${r.message}"`);
+      await page.close();
+    },
+  },
 ];
 
 const cpuTests = [
@@ -304,12 +654,17 @@ const cpuTests = [
           const report = await v.check();
           return {
             report,
+            adapter: (await navigator.gpu?.requestAdapter()) ?? null,
             note: v.shadowRoot.querySelector(".note").textContent,
+            line: v.shadowRoot.querySelector('[data-out="backend"]').textContent,
             compute: v.viewer.compute_backend(),
             draw: v.viewer.render_backend(),
           };
         });
+        // This browser really has no WebGPU adapter.
+        if (r.adapter !== null) throw new Error("this Chromium has a WebGPU adapter: the test proves nothing");
         if (r.compute !== "cpu" || r.report.backend !== "cpu") throw new Error(`checks on ${r.compute}/${r.report.backend}`);
+        if (r.line !== "Checks: CPU (wasm SIMD), in a worker · drawing: WebGL2") throw new Error(`backend line: "${r.line}"`);
         if (!r.note.includes("WebGPU is not available")) throw new Error(`no fallback note: "${r.note}"`);
         assertPairs(r.report, scene, `${scene} on the CPU`);
         console.log(`       ${scene}: CPU checks, drawing on ${r.draw}`);

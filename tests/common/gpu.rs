@@ -26,7 +26,37 @@ pub fn ensure_runtime_dir() {
     }
 }
 
-/// The shared software context, or `None` (with a notice) when there is no adapter.
+/// The environment switch that makes a missing GPU adapter a failure instead of a skip.
+/// `scripts/test.sh` sets it (so CI does): there a GPU test that cannot run must not pass.
+pub const REQUIRE_GPU: &str = "LDICLASH_REQUIRE_GPU";
+
+/// Whether this run must have a GPU adapter (`LDICLASH_REQUIRE_GPU=1`).
+pub fn gpu_required() -> bool {
+    std::env::var(REQUIRE_GPU).is_ok_and(|v| v == "1")
+}
+
+/// There is no GPU adapter (`why`): a failure when one is required, else a notice that the
+/// caller skips.
+pub fn no_gpu(why: &str) {
+    if gpu_required() {
+        panic!(
+            "{REQUIRE_GPU}=1 but there is no GPU adapter ({why}): install lavapipe \
+             (apt-get install mesa-vulkan-drivers libvulkan1, or scripts/setup.sh test), or unset \
+             {REQUIRE_GPU} to skip the GPU tests"
+        );
+    }
+    // Straight to the process's stderr: libtest captures `eprintln!` of passing tests, and a
+    // skip must be seen.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: no GPU adapter ({why}); GPU tests need lavapipe (mesa-vulkan-drivers); \
+         {REQUIRE_GPU}=1 makes this a failure"
+    );
+}
+
+/// The shared software context, or `None` (with a notice) when there is no adapter; with
+/// `LDICLASH_REQUIRE_GPU=1` no adapter panics instead, failing every GPU test.
 pub fn ctx() -> Option<&'static GpuContext> {
     static CTX: OnceLock<Option<GpuContext>> = OnceLock::new();
     CTX.get_or_init(|| {
@@ -39,9 +69,7 @@ pub fn ctx() -> Option<&'static GpuContext> {
                 Some(c)
             }
             Err(e) => {
-                eprintln!(
-                    "SKIPPED: no GPU adapter ({e}); GPU tests need lavapipe (mesa-vulkan-drivers)"
-                );
+                no_gpu(&e.to_string());
                 None
             }
         }
