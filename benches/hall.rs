@@ -152,7 +152,10 @@ fn pair_set(r: &Report) -> BTreeSet<(String, String, &'static str)> {
 
 fn ensure_hall(desc: HallDesc, cell: &str, dir: &Path) -> PathBuf {
     let scene = dir.join("scene.json");
-    let stamp = dir.join(format!("{cell}-seed-{}-{}x{}", desc.seed, desc.cols, desc.rows));
+    let stamp = dir.join(format!(
+        "{cell}-seed-{}-{}x{}",
+        desc.seed, desc.cols, desc.rows
+    ));
     if scene.exists() && stamp.exists() {
         return scene;
     }

@@ -16,9 +16,9 @@
 use std::time::Instant;
 
 use glam::{Mat3, Vec3};
-use ldiclash::collide::{convex_pairs, cullide, mesh_contact, CullideOptions, IncrementalSap};
 #[cfg(feature = "gpu")]
 use ldiclash::check::{convex_pairs_gpu, cullide_gpu};
+use ldiclash::collide::{convex_pairs, cullide, mesh_contact, CullideOptions, IncrementalSap};
 #[cfg(feature = "gpu")]
 use ldiclash::gpu::{block_on, GpuContext, GpuOptions};
 

@@ -6,8 +6,8 @@ mod common;
 
 use common::{rel, scene_of};
 use glam::{DMat4, DVec3, Vec3};
-use ldiclash::collide::{self_intersections, volume_overlaps};
 use ldiclash::check::{check, Axes, CheckOptions, Mode};
+use ldiclash::collide::{self_intersections, volume_overlaps};
 use ldiclash::ldi::{Axis, LdiView, Region, ViewDesc};
 use ldiclash::mesh::shapes::{cuboid, plane_stack, uv_sphere};
 use ldiclash::mesh::Mesh;

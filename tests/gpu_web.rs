@@ -116,8 +116,8 @@ async fn bunny_pair_matches_the_cpu_in_the_browser() {
 /// CPU's (the same integer z-buffer rule).
 #[wasm_bindgen_test]
 async fn visibility_tests_match_the_cpu_in_the_browser() {
+    use ldiclash::check::{convex_pairs_gpu, cullide_gpu};
     use ldiclash::collide::{convex_pairs, cullide, sweep_and_prune, CullideOptions};
-use ldiclash::check::{convex_pairs_gpu, cullide_gpu};
     let ctx = match GpuContext::new(GpuOptions::default()).await {
         Ok(c) => c,
         Err(e) => panic!("no WebGPU in this browser: {e}"),

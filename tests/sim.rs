@@ -10,8 +10,8 @@ use std::process::Command;
 use std::sync::Arc;
 
 use glam::{DMat4, Vec3};
-use ldiclash::collide::{mesh_contact, mesh_self_contact};
 use ldiclash::check::{check, CheckOptions, Mode};
+use ldiclash::collide::{mesh_contact, mesh_self_contact};
 use ldiclash::deform::{spring_pitch, Deformer};
 use ldiclash::ldi::Region;
 use ldiclash::mesh::shapes::{cuboid, cylinder};

@@ -11,7 +11,10 @@ use std::f32::consts::TAU;
 
 use common::{load_scene, reference};
 use glam::Vec3;
-use ldiclash::collide::{convex_pairs, cullide, cullide_all, is_convex, mesh_contact, mesh_self_contact, self_cullide, sweep_and_prune, tri_tri_intersection, CullideOptions, IncrementalSap};
+use ldiclash::collide::{
+    convex_pairs, cullide, cullide_all, is_convex, mesh_contact, mesh_self_contact, self_cullide,
+    sweep_and_prune, tri_tri_intersection, CullideOptions, IncrementalSap,
+};
 use ldiclash::ldi::Region;
 use ldiclash::mesh::shapes::{cuboid, uv_sphere};
 use ldiclash::mesh::Mesh;

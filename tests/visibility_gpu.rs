@@ -12,8 +12,8 @@ mod common;
 use common::gpu::{ctx, lock};
 use common::load_scene;
 use glam::Vec3;
-use ldiclash::collide::{convex_pairs, cullide, sweep_and_prune, CullideOptions, IncrementalSap};
 use ldiclash::check::{convex_pairs_gpu, cullide_gpu};
+use ldiclash::collide::{convex_pairs, cullide, sweep_and_prune, CullideOptions, IncrementalSap};
 use ldiclash::gpu::{block_on, GpuContext};
 use ldiclash::ldi::Region;
 use ldiclash::mesh::shapes::uv_sphere;
@@ -183,8 +183,8 @@ fn cli_visibility_modes_on_the_gpu() {
 /// atomics on the GPU) has the CPU's sets in every view and the same pairs.
 #[test]
 fn self_cullide_equals_cpu() {
-    use ldiclash::collide::{self_cullide};
-use ldiclash::check::{self_cullide_gpu};
+    use ldiclash::check::self_cullide_gpu;
+    use ldiclash::collide::self_cullide;
     let _g = lock();
     let Some(ctx) = ctx() else { return };
     let gripper = load_scene("gripper_parts");

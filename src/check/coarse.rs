@@ -224,7 +224,11 @@ impl CoarseMap {
                     continue;
                 };
                 for ix in idx(xlo - m).max(ix0)..=idx(xhi + m).min(ix1) {
-                    push(col(ix, iy), f32_bound(zlo - m, false), f32_bound(zhi + m, true));
+                    push(
+                        col(ix, iy),
+                        f32_bound(zlo - m, false),
+                        f32_bound(zhi + m, true),
+                    );
                 }
             }
         }

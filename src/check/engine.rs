@@ -50,9 +50,7 @@ impl Engine for CpuEngine {
         #[cfg(not(target_arch = "wasm32"))]
         {
             use rayon::prelude::*;
-            jobs.par_iter()
-                .map(|j| run_cpu(j, scene, opts))
-                .collect()
+            jobs.par_iter().map(|j| run_cpu(j, scene, opts)).collect()
         }
         #[cfg(target_arch = "wasm32")]
         {
@@ -153,9 +151,10 @@ async fn run_gpu(
     answer.fragments = out.stats.fragments;
     answer.pixels = u64::from(window[2]) * u64::from(window[3]);
     answer.ldi_ms = now_ms() - t;
-    answer.volume = out.volume.iter().find(|p| (p.a, p.b) == (0, 1)).map(|p| {
-        PairVolume::from_image(&view, (0, 1), p.length, p.deepest, p.pixels, p.lo, p.hi)
-    });
+    answer.volume =
+        out.volume.iter().find(|p| (p.a, p.b) == (0, 1)).map(|p| {
+            PairVolume::from_image(&view, (0, 1), p.length, p.deepest, p.pixels, p.lo, p.hi)
+        });
     answer.contact = out.surface.iter().find(|p| (p.a, p.b) == (0, 1)).map(|p| {
         PairContacts::from_image(&view, (0, 1), p.pixels, p.min_gap, p.lo, p.hi, Vec::new())
     });

@@ -17,7 +17,9 @@ use glam::Vec3;
 use super::coarse::{blocks_for, MeetingCell};
 use super::options::{CheckError, CheckOptions};
 use crate::clock::now_ms;
-use crate::collide::{self_intersections, surface_contacts, volume_overlaps, PairContacts, PairVolume};
+use crate::collide::{
+    self_intersections, surface_contacts, volume_overlaps, PairContacts, PairVolume,
+};
 use crate::ldi::{Axis, LdiView, Region, ViewDesc};
 use crate::raster::{rasterize_clipped, Blocks, RasterObject, Traversal};
 use crate::scene::{Object, Scene};

@@ -226,4 +226,3 @@ pub enum CheckError {
 
 /// Progress of a long check: `(done, total, what)`.
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
-

@@ -91,7 +91,9 @@ pub async fn check_on_gpu_async(
 }
 
 /// Drive a future that never waits (the CPU engine: every `.await` inside completes at once).
-pub(crate) fn ready<T>(f: impl std::future::Future<Output = Result<T, CheckError>>) -> Result<T, CheckError> {
+pub(crate) fn ready<T>(
+    f: impl std::future::Future<Output = Result<T, CheckError>>,
+) -> Result<T, CheckError> {
     let mut f = std::pin::pin!(f);
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     match f.as_mut().poll(&mut cx) {
@@ -168,7 +170,11 @@ async fn run_jobs<E: Engine>(
     what: &str,
 ) -> Result<Vec<RegionAnswer>, CheckError> {
     let mut out = Vec::with_capacity(jobs.len());
-    let batch = if engine.gpu_method().is_some() { 16 } else { BATCH };
+    let batch = if engine.gpu_method().is_some() {
+        16
+    } else {
+        BATCH
+    };
     for chunk in jobs.chunks(batch) {
         progress(out.len(), jobs.len(), what);
         let answers = engine.run(scene, opts, chunk).await?;
@@ -275,7 +281,14 @@ pub(crate) async fn check_engine<E: Engine>(
 
     let te = now_ms();
     if opts.mode == Mode::Exact {
-        exact_pairs(scene, &boxes, &candidates, &mut report, &mut tally.stats, &mut *progress);
+        exact_pairs(
+            scene,
+            &boxes,
+            &candidates,
+            &mut report,
+            &mut tally.stats,
+            &mut *progress,
+        );
         report.timings_ms.insert("exact".into(), now_ms() - te);
     } else if opts.mode != Mode::SelfOnly {
         image_pairs(
@@ -295,7 +308,16 @@ pub(crate) async fn check_engine<E: Engine>(
 
     if opts.mode == Mode::SelfOnly || (opts.mode == Mode::Auto && opts.self_check) {
         let ts = now_ms();
-        self_collisions(scene, opts, engine, &mut report, &mut tally, cache, progress).await?;
+        self_collisions(
+            scene,
+            opts,
+            engine,
+            &mut report,
+            &mut tally,
+            cache,
+            progress,
+        )
+        .await?;
         report.timings_ms.insert("self".into(), now_ms() - ts);
     }
     Ok(finish(report, tally, t0))
@@ -304,7 +326,9 @@ pub(crate) async fn check_engine<E: Engine>(
 fn finish(mut report: Report, tally: Tally, t0: f64) -> Report {
     if !report.timings_ms.contains_key("cullide") && !report.timings_ms.contains_key("convex") {
         report.timings_ms.insert("ldi".into(), tally.ldi_ms);
-        report.timings_ms.insert("analysis".into(), tally.analysis_ms);
+        report
+            .timings_ms
+            .insert("analysis".into(), tally.analysis_ms);
     }
     report.timings_ms.insert("total".into(), now_ms() - t0);
     report.stats = tally.stats;
@@ -324,7 +348,11 @@ fn exact_pairs(
     progress(0, candidates.len(), "pairs");
     let test = |&(i, j): &(usize, usize)| {
         let (a, b) = (&scene.objects[i], &scene.objects[j]);
-        (i, j, mesh_contact(a.world(), b.world(), (a.is_closed(), b.is_closed()), false))
+        (
+            i,
+            j,
+            mesh_contact(a.world(), b.world(), (a.is_closed(), b.is_closed()), false),
+        )
     };
     #[cfg(not(target_arch = "wasm32"))]
     let results: Vec<_> = {
@@ -502,7 +530,14 @@ fn coarse_cells(
         let obj = &scene.objects[o];
         // With a cache, build the solid of every closed object: later pairs may want it.
         let solid = need[o].1 || (cache.is_some() && obj.is_closed());
-        CoarseMap::build(obj, map_level(obj), solid, opts.resolution, opts.epsilon, None)
+        CoarseMap::build(
+            obj,
+            map_level(obj),
+            solid,
+            opts.resolution,
+            opts.epsilon,
+            None,
+        )
     };
     let built: Vec<Result<CoarseMap, CheckError>> = par_map(&wanted, build);
     for (&o, m) in wanted.iter().zip(built) {
@@ -530,8 +565,15 @@ fn coarse_cells(
                 return Ok(None);
             }
             let obj = &scene.objects[o];
-            CoarseMap::build(obj, level, need[o].1, opts.resolution, opts.epsilon, Some(clip))
-                .map(Some)
+            CoarseMap::build(
+                obj,
+                level,
+                need[o].1,
+                opts.resolution,
+                opts.epsilon,
+                Some(clip),
+            )
+            .map(Some)
         };
         let (fa, fb) = (finer(p.i, a)?, finer(p.j, b)?);
         Ok(meeting_cells(fa.as_ref().unwrap_or(a), fb.as_ref().unwrap_or(b)).into())
@@ -723,7 +765,10 @@ async fn self_collisions<E: Engine>(
         let o = &scene.objects[k];
         let (subject, region) = match key {
             SelfKey::Part(..) => {
-                let b = o.mesh.aabb().map_or(o.aabb(), |(lo, hi)| Region::new(lo, hi));
+                let b = o
+                    .mesh
+                    .aabb()
+                    .map_or(o.aabb(), |(lo, hi)| Region::new(lo, hi));
                 (Subject::Part(k), pad(b))
             }
             SelfKey::World(_) => (Subject::Single(k), pad(o.aabb())),

@@ -56,7 +56,10 @@ pub(crate) async fn visibility_check<E: Engine>(
             None => crate::collide::cullide(&meshes, &closed, candidates, &copts)?,
         };
         #[cfg(not(feature = "gpu"))]
-        let r = crate::collide::cullide(&meshes, &closed, candidates, &copts)?;
+        let r = {
+            let _ = engine; // no GPU in this build
+            crate::collide::cullide(&meshes, &closed, candidates, &copts)?
+        };
         stats.exact_tests = r.stats.triangle_tests;
         for p in &r.pairs {
             report
@@ -99,4 +102,3 @@ pub(crate) async fn visibility_check<E: Engine>(
     }
     Ok(())
 }
-

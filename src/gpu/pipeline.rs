@@ -29,8 +29,8 @@ use super::passes::{self, bind_group, dispatch_size, uniform, GeometryDraw};
 use super::readback::read_pod;
 use super::timing::Timer;
 use crate::clock::now_ms;
-use crate::ldi::{Fragment, Ldi, LdiView};
 use crate::ldi::snap::{project_vertices, RasterObject, SUBPIXEL};
+use crate::ldi::{Fragment, Ldi, LdiView};
 
 /// Objects one LDI may hold for the GPU analyses (pair table size).
 pub const MAX_OBJECTS: usize = 8;

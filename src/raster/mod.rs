@@ -329,7 +329,11 @@ impl Filter {
             return Some(None);
         };
         if let Some(c) = &self.clip {
-            if !(lo[iu] <= c.max[iu] && hi[iu] >= c.min[iu] && lo[iv] <= c.max[iv] && hi[iv] >= c.min[iv]) {
+            if !(lo[iu] <= c.max[iu]
+                && hi[iu] >= c.min[iu]
+                && lo[iv] <= c.max[iv]
+                && hi[iv] >= c.min[iv])
+            {
                 return None;
             }
         }

@@ -246,11 +246,10 @@ pub fn robot_cell(
         })
     };
     let mesh = |file: &str, levels: u32| -> Result<Arc<Mesh>, HallError> {
-        let loaded =
-            crate::mesh::load_mesh(file, &bytes(file)?).map_err(|e| HallError::Parse {
-                file: file.to_string(),
-                reason: e.to_string(),
-            })?;
+        let loaded = crate::mesh::load_mesh(file, &bytes(file)?).map_err(|e| HallError::Parse {
+            file: file.to_string(),
+            reason: e.to_string(),
+        })?;
         Ok(Arc::new(loaded.mesh.subdivided(levels)))
     };
     let mut meshes = Vec::new();
@@ -293,7 +292,7 @@ pub fn robot_cell(
     let gripper = DMat4::from_translation(DVec3::new(0.0, -0.5, -0.0575))
         * DMat4::from_scale(DVec3::splat(0.001));
     let bunny_at = DVec3::new(1.2, 0.0, 0.96);
-    let rest = vec![
+    let rest = [
         ("gripper_guide".to_string(), 8, gripper),
         ("gripper_fmf".to_string(), 9, gripper),
         ("bunny_a".to_string(), 10, DMat4::from_translation(bunny_at)),
@@ -354,11 +353,14 @@ pub fn gear_cell() -> CellTemplate {
     // Side and spider gears 43 each (86, placed at 87: 1 mm backlash).
     // A tooth centre of the ring gear faces the pinion (angle 0); the pinion has a gap there.
     let pinion_gap = PI + PI / 20.0; // half a pinion pitch off its tooth at angle π
-    // Side gear A has a tooth at +y; spider A (at +y) a gap at −y (pointing back to it).
+                                     // Side gear A has a tooth at +y; spider A (at +y) a gap at −y (pointing back to it).
     let spider_gap = -half + PI / 24.0;
     let parts = vec![
         ("housing", tube(200.0, 188.0, (-110.0, 110.0))),
-        ("ring_gear", gear(60, 100.0, 108.0, 30.0, (-10.0, 10.0), 0.0)),
+        (
+            "ring_gear",
+            gear(60, 100.0, 108.0, 30.0, (-10.0, 10.0), 0.0),
+        ),
         ("output_shaft", shaft(Vec3::ZERO, 30.0, (-130.0, 130.0))),
         (
             "pinion",
@@ -371,7 +373,10 @@ pub fn gear_cell() -> CellTemplate {
             "input_shaft",
             shaft(Vec3::new(137.0, 0.0, 0.0), 12.2, (-130.0, 130.0)),
         ),
-        ("side_gear_a", gear(24, 40.0, 46.0, 30.0, (40.0, 56.0), half)),
+        (
+            "side_gear_a",
+            gear(24, 40.0, 46.0, 30.0, (40.0, 56.0), half),
+        ),
         (
             "side_gear_b",
             gear(24, 40.0, 46.0, 30.0, (-56.0, -40.0), -half),
@@ -390,7 +395,10 @@ pub fn gear_cell() -> CellTemplate {
                 Vec3::new(0.0, -87.0, 0.0),
             ),
         ),
-        ("pin_a", shaft(Vec3::new(0.0, 87.0, 0.0), 10.0, (30.0, 66.0))),
+        (
+            "pin_a",
+            shaft(Vec3::new(0.0, 87.0, 0.0), 10.0, (30.0, 66.0)),
+        ),
         (
             "pin_b",
             shaft(Vec3::new(0.0, -87.0, 0.0), 10.0, (-66.0, -30.0)),
@@ -436,8 +444,12 @@ mod tests {
     use super::*;
 
     fn data(path: &str) -> Result<Vec<u8>, String> {
-        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(path))
-            .map_err(|e| e.to_string())
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data")
+                .join(path),
+        )
+        .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -485,16 +497,27 @@ mod tests {
         // Subdivision keeps the surface: closedness and enclosed volume of the originals.
         let bunny = &cell.meshes[10].1;
         let v = crate::mesh::validate(bunny);
-        let original = crate::mesh::load_mesh("bunny.obj", &data("bunny_pair/meshes/bunny.obj").unwrap_or_default())
-            .unwrap_or_else(|e| panic!("{e}"));
+        let original = crate::mesh::load_mesh(
+            "bunny.obj",
+            &data("bunny_pair/meshes/bunny.obj").unwrap_or_default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         let v0 = crate::mesh::validate(&original.mesh);
         assert!(v.closed && v.outward);
         assert_eq!(bunny.triangles.len(), 16 * original.mesh.triangles.len());
         assert!((v.signed_volume - v0.signed_volume).abs() < 1e-6 * v0.signed_volume.abs());
         // The halls: about 3.1 M and 16 M triangles.
         let cells = |d: HallDesc| d.cells() * per_cell;
-        assert!((3_000_000..3_300_000).contains(&cells(HallDesc::HALL_3M)), "{}", cells(HallDesc::HALL_3M));
-        assert!((15_800_000..16_500_000).contains(&cells(HallDesc::HALL_15M)), "{}", cells(HallDesc::HALL_15M));
+        assert!(
+            (3_000_000..3_300_000).contains(&cells(HallDesc::HALL_3M)),
+            "{}",
+            cells(HallDesc::HALL_3M)
+        );
+        assert!(
+            (15_800_000..16_500_000).contains(&cells(HallDesc::HALL_15M)),
+            "{}",
+            cells(HallDesc::HALL_15M)
+        );
         let hall = Hall::new(
             HallDesc {
                 cols: 2,
