@@ -151,24 +151,26 @@ impl CoarseMap {
         let nx = (ix1 - ix0 + 1) as u32;
         let ny = (iy1 - iy0 + 1) as u32;
         let col = |ix: i64, iy: i64| ((iy - iy0) as u32) * nx + (ix - ix0) as u32;
-        // Entries (column, z0, z1); neighbouring triangles of a mesh mostly extend one of the
-        // two spans their column got last (two: the top and bottom caps of an extrusion
-        // alternate), so that span grows instead of a new entry.
-        let mut entries: Vec<(u32, f32, f32)> = Vec::with_capacity(o.world().triangles.len());
-        let mut last = vec![[u32::MAX; 2]; nx as usize * ny as usize];
+        // Per column two open spans (neighbouring triangles of a mesh mostly extend one of the
+        // spans their column got last; two: the top and bottom caps of an extrusion
+        // alternate); a span that cannot grow is closed into `entries` (column, z0, z1).
+        let mut entries: Vec<(u32, f32, f32)> = Vec::with_capacity(o.world().triangles.len() / 4);
+        const EMPTY: [f32; 2] = [f32::INFINITY, f32::NEG_INFINITY];
+        let mut open = vec![[EMPTY; 2]; nx as usize * ny as usize];
         let mut push = |c: u32, z0: f32, z1: f32| {
-            let slots = &mut last[c as usize];
-            for &l in slots.iter() {
-                if let Some(e) = entries.get_mut(l as usize) {
-                    if z0 <= e.2 && e.1 <= z1 {
-                        e.1 = e.1.min(z0);
-                        e.2 = e.2.max(z1);
-                        return;
-                    }
+            let slots = &mut open[c as usize];
+            for s in slots.iter_mut() {
+                if z0 <= s[1] && s[0] <= z1 {
+                    s[0] = s[0].min(z0);
+                    s[1] = s[1].max(z1);
+                    return;
                 }
             }
-            *slots = [entries.len() as u32, slots[0]];
-            entries.push((c, z0, z1));
+            if slots[1][0] <= slots[1][1] {
+                entries.push((c, slots[1][0], slots[1][1]));
+            }
+            slots[1] = slots[0];
+            slots[0] = [z0, z1];
         };
         let w = o.world();
         // Depths that matter: all, or the clip box's (grown by the margin).
@@ -206,8 +208,9 @@ impl CoarseMap {
                 continue;
             }
             if cx1 - cx0 <= 1 && cy1 - cy0 <= 1 {
-                // Small triangles (nearly all of a CAD mesh): the box's columns, its depth range.
-                let (z0, z1) = (f32_bound(lo.z - m, false), f32_bound(hi.z + m, true));
+                // Small triangles (nearly all of a CAD mesh): the box's columns, its depth range
+                // (the margin holds more than f32 rounding: `scale · 1e-6`).
+                let (z0, z1) = ((lo.z - m) as f32, (hi.z + m) as f32);
                 for iy in cy0..=cy1 {
                     for ix in cx0..=cx1 {
                         push(col(ix, iy), z0, z1);
@@ -224,11 +227,7 @@ impl CoarseMap {
                     continue;
                 };
                 for ix in idx(xlo - m).max(ix0)..=idx(xhi + m).min(ix1) {
-                    push(
-                        col(ix, iy),
-                        f32_bound(zlo - m, false),
-                        f32_bound(zhi + m, true),
-                    );
+                    push(col(ix, iy), (zlo - m) as f32, (zhi + m) as f32);
                 }
             }
         }
@@ -279,6 +278,13 @@ impl CoarseMap {
                             push(c, f32_bound(z0, false), f32_bound(z1, true));
                         }
                     }
+                }
+            }
+        }
+        for (c, slots) in open.iter().enumerate() {
+            for s in slots {
+                if s[0] <= s[1] {
+                    entries.push((c as u32, s[0], s[1]));
                 }
             }
         }

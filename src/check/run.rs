@@ -507,10 +507,35 @@ fn coarse_cells(
     let n = scene.objects.len();
     // Per object: whether it needs a map, and its solid (in a volume pair).
     let mut need = vec![(false, false); n];
+    // Per object: the part of space its pairs look at — their overlap regions grown by both
+    // margins (a contact within ε may reach that far out of the overlap) — when only one
+    // check uses the map (an incremental checker keeps whole maps: the pairs change).
+    let mut clips: Vec<Option<[glam::DVec3; 2]>> = vec![None; n];
     for p in pairs.iter() {
         for o in [p.i, p.j] {
             need[o].0 = true;
             need[o].1 |= p.volume;
+        }
+        if cache.is_none() {
+            let grow = [p.i, p.j]
+                .map(|o| {
+                    let obj = &scene.objects[o];
+                    let h = 2f64.powi(map_level(obj));
+                    super::coarse::margin(obj, opts.resolution, opts.epsilon, h)
+                })
+                .iter()
+                .sum::<f64>()
+                * 2.0;
+            let r = [
+                p.region.min.as_dvec3() - glam::DVec3::splat(grow),
+                p.region.max.as_dvec3() + glam::DVec3::splat(grow),
+            ];
+            for o in [p.i, p.j] {
+                clips[o] = Some(match clips[o] {
+                    Some([lo, hi]) => [lo.min(r[0]), hi.max(r[1])],
+                    None => r,
+                });
+            }
         }
     }
     // Maps remembered by an incremental checker (with the solid when they have one).
@@ -536,10 +561,18 @@ fn coarse_cells(
             solid,
             opts.resolution,
             opts.epsilon,
-            None,
+            if std::env::var_os("NOCLIP").is_some() {
+                None
+            } else {
+                clips[o]
+            },
         )
     };
+    let t_l1 = now_ms();
     let built: Vec<Result<CoarseMap, CheckError>> = par_map(&wanted, build);
+    if std::env::var_os("LDICLASH_TRACE").is_some() {
+        eprintln!("l1 {} maps {:.1} ms", wanted.len(), now_ms() - t_l1);
+    }
     for (&o, m) in wanted.iter().zip(built) {
         let m = Arc::new(m?);
         if let Some(c) = cache.as_deref_mut() {
@@ -556,7 +589,9 @@ fn coarse_cells(
         let (a, b) = (a.as_ref(), b.as_ref());
         let cells = meeting_cells(a, b);
         let level = level_of(&p.region);
-        let Some(clip) = cells_box(&cells).filter(|_| a.level().max(b.level()) > level) else {
+        let no_l2 = std::env::var_os("LDICLASH_NO_L2").is_some();
+        let Some(clip) = cells_box(&cells).filter(|_| !no_l2 && a.level().max(b.level()) > level)
+        else {
             return Ok(cells.into());
         };
         // Pair scale over the cells only: the object maps coarser than the pair are rebuilt.
@@ -575,7 +610,20 @@ fn coarse_cells(
             )
             .map(Some)
         };
+        let t = now_ms();
         let (fa, fb) = (finer(p.i, a)?, finer(p.j, b)?);
+        if std::env::var_os("LDICLASH_TRACE").is_some() {
+            eprintln!(
+                "l2 {} {} levels {} {} -> {level} cells {} clip {:?} {:.2} ms",
+                scene.objects[p.i].name,
+                scene.objects[p.j].name,
+                a.level(),
+                b.level(),
+                cells.len(),
+                clip[1] - clip[0],
+                now_ms() - t
+            );
+        }
         Ok(meeting_cells(fa.as_ref().unwrap_or(a), fb.as_ref().unwrap_or(b)).into())
     };
     let cells: Vec<Result<Arc<[MeetingCell]>, CheckError>> = par_map(pairs, meet);

@@ -63,10 +63,11 @@ pub fn project_into(view: &LdiView, positions: &[Vec3], out: &mut Vec<SnappedVer
 #[inline]
 pub fn snap(view: &LdiView, p: Vec3) -> SnappedVertex {
     let q = view.project(p.as_dvec3());
+    // Round half up to the sub-pixel grid (1/SUBPIXEL is a power of two: exact).
+    const STEP: f64 = 1.0 / SUBPIXEL;
     SnappedVertex {
-        // Round half up to the sub-pixel grid.
-        x: floor(q.x * SUBPIXEL + 0.5) / SUBPIXEL,
-        y: floor(q.y * SUBPIXEL + 0.5) / SUBPIXEL,
+        x: floor(q.x * SUBPIXEL + 0.5) * STEP,
+        y: floor(q.y * SUBPIXEL + 0.5) * STEP,
         z: q.z,
     }
 }

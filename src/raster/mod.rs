@@ -396,26 +396,23 @@ fn raster_triangles(
     };
     let (mut edge_on, mut kept) = (0, 0);
     for t in triangles {
-        let [p, q, r] = t.map(|i| positions[i as usize]);
-        match filter.pixels(p.min(q).min(r), p.max(q).max(r)) {
-            None => continue,
-            Some(Some(bb)) if !blocks.whole && !any_block(blocks, bb, sx, sy) => continue,
-            Some(_) => {}
+        if filter.clip.is_some() || !blocks.whole {
+            let [p, q, r] = t.map(|i| positions[i as usize]);
+            match filter.pixels(p.min(q).min(r), p.max(q).max(r)) {
+                None => continue,
+                Some(Some(bb)) if !blocks.whole && !any_block(blocks, bb, sx, sy) => continue,
+                Some(_) => {}
+            }
         }
         kept += 1;
-        let [a, b, c] = t.map(&mut project);
+        let abc = t.map(&mut project);
         // The pixel centres in the box, before any other work: most triangles of a dense
         // mesh hold none, or lie outside every active block.
-        let x0 = ceil(a.x.min(b.x).min(c.x) - 0.5).max(0.0);
-        let x1 = floor(a.x.max(b.x).max(c.x) - 0.5).min(f64::from(w) - 1.0);
-        let y0 = ceil(a.y.min(b.y).min(c.y) - 0.5).max(0.0);
-        let y1 = floor(a.y.max(b.y).max(c.y) - 0.5).min(f64::from(h) - 1.0);
-        if !(x0 <= x1 && y0 <= y1) {
+        let Some(bx) = setup::centre_box(abc, w, h) else {
             continue; // no centre inside, or non-finite
-        }
-        let (x0, x1, y0, y1) = (x0 as u32, x1 as u32, y0 as u32, y1 as u32);
+        };
         if blocks.whole {
-            match setup::Triangle::setup([a, b, c], w, h) {
+            match setup::Triangle::setup_in(abc, bx) {
                 setup::Setup::Visible(tri) => {
                     traversal::traverse(&tri, id, whole_rows, traversal, out);
                 }
@@ -424,10 +421,11 @@ fn raster_triangles(
             }
             continue;
         }
-        if !any_block(blocks, [x0, x1, y0, y1], sx, sy) {
+        let [x0, x1, y0, y1] = bx;
+        if !any_block(blocks, bx, sx, sy) {
             continue;
         }
-        let tri = match setup::Triangle::setup([a, b, c], w, h) {
+        let tri = match setup::Triangle::setup_in(abc, bx) {
             setup::Setup::Visible(tri) => tri,
             setup::Setup::EdgeOn => {
                 edge_on += 1;

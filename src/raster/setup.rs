@@ -47,6 +47,20 @@ impl Edge {
     }
 }
 
+/// The pixel centres `(i + 0.5, j + 0.5)` in the box of `t`, clipped to a `width × height`
+/// image, as `[first column, last column, first row, last row]`; `None` when there are none
+/// (or a coordinate is not finite).
+#[inline]
+pub(crate) fn centre_box(t: [Vertex; 3], width: u32, height: u32) -> Option<[u32; 4]> {
+    let [a, b, c] = t;
+    let x0 = ceil(a.x.min(b.x).min(c.x) - 0.5).max(0.0);
+    let x1 = floor(a.x.max(b.x).max(c.x) - 0.5).min(f64::from(width) - 1.0);
+    let y0 = ceil(a.y.min(b.y).min(c.y) - 0.5).max(0.0);
+    let y1 = floor(a.y.max(b.y).max(c.y) - 0.5).min(f64::from(height) - 1.0);
+    // NaN compares false: a non-finite corner gives no box.
+    (x0 <= x1 && y0 <= y1).then_some([x0 as u32, x1 as u32, y0 as u32, y1 as u32])
+}
+
 /// A set-up triangle ready for traversal.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Triangle {
@@ -79,6 +93,24 @@ pub(crate) enum Setup {
 impl Triangle {
     /// Set up triangle `t` for an image of `width × height` pixels.
     pub fn setup(t: [Vertex; 3], width: u32, height: u32) -> Setup {
+        match centre_box(t, width, height) {
+            Some(bx) => Self::setup_in(t, bx),
+            None => {
+                // Outside the image, unless it is edge-on (the count callers keep).
+                let [a, b, c] = t;
+                let area = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
+                if area == 0.0 {
+                    Setup::EdgeOn
+                } else {
+                    Setup::Outside
+                }
+            }
+        }
+    }
+
+    /// Set up triangle `t` whose pixel-centre box ([`centre_box`]) is `[x0, x1, y0, y1]`.
+    #[inline]
+    pub fn setup_in(t: [Vertex; 3], [x0, x1, y0, y1]: [u32; 4]) -> Setup {
         let [a, mut b, mut c] = t;
         let area = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
         if !(area.is_finite() && a.z.is_finite() && b.z.is_finite() && c.z.is_finite()) {
@@ -86,18 +118,6 @@ impl Triangle {
         }
         if area == 0.0 {
             return Setup::EdgeOn;
-        }
-        // Pixel centres (i + 0.5) inside the bounding box.
-        let lo_x = a.x.min(b.x).min(c.x);
-        let hi_x = a.x.max(b.x).max(c.x);
-        let lo_y = a.y.min(b.y).min(c.y);
-        let hi_y = a.y.max(b.y).max(c.y);
-        let first = |lo: f64| ceil(lo - 0.5).max(0.0);
-        let last = |hi: f64, n: u32| floor(hi - 0.5).min(f64::from(n) - 1.0);
-        let (x0, x1) = (first(lo_x), last(hi_x, width));
-        let (y0, y1) = (first(lo_y), last(hi_y, height));
-        if x0 > x1 || y0 > y1 {
-            return Setup::Outside;
         }
         let back = area < 0.0;
         let area = if back {
@@ -110,10 +130,10 @@ impl Triangle {
         let (cx, cy, cz) = (c.x - a.x, c.y - a.y, c.z - a.z);
         Setup::Visible(Triangle {
             edges: [Edge::new(a, b), Edge::new(b, c), Edge::new(c, a)],
-            xmin: x0 as u32,
-            xmax: x1 as u32,
-            ymin: y0 as u32,
-            ymax: y1 as u32,
+            xmin: x0,
+            xmax: x1,
+            ymin: y0,
+            ymax: y1,
             ax: a.x,
             ay: a.y,
             az: a.z,
