@@ -227,19 +227,5 @@ pub fn run_cpu(
         }
     }
     answer.analysis_ms = now_ms() - t2;
-    if std::env::var_os("LDICLASH_TRACE").is_some() {
-        let names: Vec<&str> = objects.iter().map(|o| o.name.as_str()).collect();
-        eprintln!(
-            "job {:?} {} blocks {} px {} frags {} tris {} ldi {:.2} ms an {:.2} ms",
-            names,
-            job.axis,
-            blocks.count(),
-            answer.pixels,
-            answer.fragments,
-            rs.triangles,
-            answer.ldi_ms,
-            answer.analysis_ms
-        );
-    }
     Ok(answer)
 }

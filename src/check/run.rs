@@ -568,11 +568,7 @@ fn coarse_cells(
             },
         )
     };
-    let t_l1 = now_ms();
     let built: Vec<Result<CoarseMap, CheckError>> = par_map(&wanted, build);
-    if std::env::var_os("LDICLASH_TRACE").is_some() {
-        eprintln!("l1 {} maps {:.1} ms", wanted.len(), now_ms() - t_l1);
-    }
     for (&o, m) in wanted.iter().zip(built) {
         let m = Arc::new(m?);
         if let Some(c) = cache.as_deref_mut() {
@@ -610,20 +606,7 @@ fn coarse_cells(
             )
             .map(Some)
         };
-        let t = now_ms();
         let (fa, fb) = (finer(p.i, a)?, finer(p.j, b)?);
-        if std::env::var_os("LDICLASH_TRACE").is_some() {
-            eprintln!(
-                "l2 {} {} levels {} {} -> {level} cells {} clip {:?} {:.2} ms",
-                scene.objects[p.i].name,
-                scene.objects[p.j].name,
-                a.level(),
-                b.level(),
-                cells.len(),
-                clip[1] - clip[0],
-                now_ms() - t
-            );
-        }
         Ok(meeting_cells(fa.as_ref().unwrap_or(a), fb.as_ref().unwrap_or(b)).into())
     };
     let cells: Vec<Result<Arc<[MeetingCell]>, CheckError>> = par_map(pairs, meet);

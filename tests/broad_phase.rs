@@ -1,0 +1,350 @@
+//! The LDI broad phase (issue 10) loses nothing: every check gives the very report of the
+//! engine before it (`BroadPhase::Boxes`: every candidate pair rasterised over its whole box
+//! overlap) — the same pairs, classes, pixel counts and depths, volumes up to summation order —
+//! on the shared scenes, on small factory halls, on the hard cases (thin parts, touching
+//! parts, a part nested in another, features smaller than a coarse cell, open meshes) and on
+//! random near-contact placements; and an incremental `Checker` gives a fresh check's report
+//! after parts move.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::sync::Arc;
+
+use glam::{DMat4, DQuat, DVec3, Vec3};
+use ldiclash::check::{check, Axes, BroadPhase, CheckOptions, Checker, Mode};
+use ldiclash::mesh::shapes::{cuboid, cylinder, uv_sphere};
+use ldiclash::mesh::{Mesh, Units};
+use ldiclash::report::Report;
+use ldiclash::scene::hall::{gear_cell, robot_cell, Hall, HallDesc};
+use ldiclash::scene::Scene;
+
+/// Both broad phases on `scene`; asserts equal reports and returns the LDI one.
+fn same_as_boxes(what: &str, scene: &Scene, opts: &CheckOptions) -> Report {
+    let ldi = check(
+        scene,
+        &CheckOptions {
+            broad_phase: BroadPhase::Ldi,
+            ..opts.clone()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let boxes = check(
+        scene,
+        &CheckOptions {
+            broad_phase: BroadPhase::Boxes,
+            ..opts.clone()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(
+        ldi.pairs.len(),
+        boxes.pairs.len(),
+        "{what}: pairs {:?} vs {:?}",
+        names(&ldi),
+        names(&boxes)
+    );
+    for (p, q) in ldi.pairs.iter().zip(&boxes.pairs) {
+        let w = format!("{what}: {}/{}", q.a, q.b);
+        assert_eq!((&p.a, &p.b, p.kind), (&q.a, &q.b, q.kind), "{w}");
+        assert_eq!(p.pixels, q.pixels, "{w}: pixels");
+        assert_eq!(p.depth, q.depth, "{w}: depth");
+        assert_eq!(p.axes, q.axes, "{w}: axes");
+        assert_eq!(p.pixel_size, q.pixel_size, "{w}: pixel size");
+        if let (Some(v), Some(u)) = (p.volume, q.volume) {
+            assert!(
+                (v - u).abs() <= 1e-9 * u.abs().max(1e-300),
+                "{w}: volume {v} vs {u}"
+            );
+        }
+    }
+    assert_eq!(ldi.self_collisions, boxes.self_collisions, "{what}: self");
+    assert!(ldi.stats.ldis <= boxes.stats.ldis, "{what}");
+    assert!(ldi.stats.fragments <= boxes.stats.fragments, "{what}");
+    ldi
+}
+
+fn names(r: &Report) -> Vec<(String, String, &'static str)> {
+    r.pairs
+        .iter()
+        .map(|p| (p.a.clone(), p.b.clone(), p.kind.name()))
+        .collect()
+}
+
+fn placed(meshes: Vec<(Mesh, DMat4)>) -> Scene {
+    let mut s = Scene::new();
+    for (i, (m, t)) in meshes.into_iter().enumerate() {
+        s.add(&format!("o{i}"), Arc::new(m), Units::Unknown, t)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    s
+}
+
+#[test]
+fn shared_scenes_give_the_whole_region_reports_in_every_mode() {
+    for dir in [
+        "bunny_pair",
+        "gripper_parts",
+        "kuka_zero_pose",
+        "kuka_folded",
+    ] {
+        let scene = common::load_scene(dir);
+        for (mode, axes, resolution, epsilon) in [
+            (Mode::Auto, Axes::Auto, 256, None),
+            (Mode::Auto, "x,y,z".parse().unwrap(), 128, None),
+            (Mode::Volume, Axes::Auto, 64, None),
+            (Mode::Surface, Axes::Auto, 128, Some(0.004)),
+            (Mode::Auto, Axes::Auto, 512, None),
+        ] {
+            let opts = CheckOptions {
+                mode,
+                axes,
+                resolution,
+                epsilon,
+                ..CheckOptions::default()
+            };
+            let what = format!("{dir} {mode:?} {resolution} {epsilon:?}");
+            let r = same_as_boxes(&what, &scene, &opts);
+            if mode == Mode::Auto {
+                // And the reference's colliding pairs.
+                let expected = common::reference(dir)["pairs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|p| p["collide"].as_bool() == Some(true))
+                    .count();
+                assert_eq!(r.pairs.len(), expected, "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn small_halls_of_both_cells_give_the_whole_region_reports() {
+    let data = common::data("");
+    let robot = robot_cell(|p| std::fs::read(data.join(p)).map_err(|e| e.to_string())).unwrap();
+    for (what, template, desc) in [
+        (
+            "robot 2x2",
+            robot,
+            HallDesc {
+                cols: 2,
+                rows: 2,
+                seed: 5,
+            },
+        ),
+        (
+            "gears 2x1",
+            gear_cell(),
+            HallDesc {
+                cols: 2,
+                rows: 1,
+                seed: 2,
+            },
+        ),
+    ] {
+        let scene = Hall::new(desc, &template).scene().unwrap();
+        let r = same_as_boxes(what, &scene, &CheckOptions::default());
+        assert!(r.stats.coarse_separated > 0, "{what}: nothing separated");
+        assert!(!r.pairs.is_empty(), "{what}");
+    }
+}
+
+/// The cases a coarse pass could get wrong, each with its expected answer.
+#[test]
+fn thin_touching_nested_and_tiny_parts_are_not_lost() {
+    let id = DMat4::IDENTITY;
+    let opts = CheckOptions::default();
+    let kinds = |r: &Report| -> Vec<&str> { r.pairs.iter().map(|p| p.kind.name()).collect() };
+
+    // A plate 1/500 of its size thick, crossing a cube: far thinner than a coarse cell.
+    let plate = cuboid(Vec3::new(-2.0, -2.0, 0.3), Vec3::new(2.0, 2.0, 0.308));
+    let cube = cuboid(Vec3::ZERO, Vec3::ONE);
+    let r = same_as_boxes(
+        "thin plate",
+        &placed(vec![(plate, id), (cube.clone(), id)]),
+        &opts,
+    );
+    assert_eq!(kinds(&r), ["volume"]);
+
+    // A needle (radius 1/400 of the sphere) through a sphere, at an angle.
+    let needle = cylinder(Vec3::ZERO, 0.005, -3.0, 3.0, 12, 1);
+    let tilt = DMat4::from_quat(DQuat::from_rotation_x(0.7) * DQuat::from_rotation_y(0.3));
+    let ball = uv_sphere(Vec3::ZERO, 2.0, 64, 32);
+    let r = same_as_boxes(
+        "needle",
+        &placed(vec![(needle, tilt), (ball.clone(), id)]),
+        &opts,
+    );
+    // Thinner than a pixel: found, with an overlap no deeper than ε along the view axis.
+    assert_eq!(kinds(&r), ["touch"]);
+
+    // Cubes sharing a face: touch; a gap of three pixels: apart.
+    for (gap, expect) in [(0.0, Some("touch")), (3.0, None)] {
+        let px = 1.0 / 256.0;
+        let b = DMat4::from_translation(DVec3::new(1.0 + gap * px, 0.2, 0.1));
+        let r = same_as_boxes(
+            &format!("gap {gap} px"),
+            &placed(vec![(cube.clone(), id), (cube.clone(), b)]),
+            &opts,
+        );
+        assert_eq!(kinds(&r).first().copied(), expect, "gap {gap} px");
+    }
+
+    // A part hovering a third of a pixel over another's top, their boxes overlapping (the
+    // part has a second block beside the other): a contact within ε, found only because the
+    // coarse occupancies are grown by the margin.
+    let join = |a: Mesh, b: Mesh| {
+        let n = a.positions.len() as u32;
+        let mut m = a;
+        m.positions.extend(b.positions);
+        m.triangles
+            .extend(b.triangles.iter().map(|t| t.map(|i| i + n)));
+        m
+    };
+    for (gap, expect) in [(0.3, Some("touch")), (6.0, None)] {
+        let g = gap * 0.8 / 256.0;
+        let hover = join(
+            cuboid(
+                Vec3::new(0.2, 0.2, 1.0 + g as f32),
+                Vec3::new(0.8, 0.8, 1.5),
+            ),
+            cuboid(Vec3::new(1.2, 0.2, 0.5), Vec3::new(1.5, 0.8, 1.5)),
+        );
+        let r = same_as_boxes(
+            &format!("hover {gap} px"),
+            &placed(vec![(cube.clone(), id), (hover, id)]),
+            &opts,
+        );
+        assert_eq!(kinds(&r).first().copied(), expect, "hover {gap} px");
+    }
+
+    // Spheres on a diagonal, their boxes overlapping, their surfaces a fraction of a pixel
+    // to a few pixels apart: whatever the pixels see, both broad phases see it.
+    let sphere = uv_sphere(Vec3::ZERO, 0.5, 96, 48);
+    for gap in [0.0, 0.3, 1.0, 4.0] {
+        let d = (1.0 + gap / 256.0) / 2f64.sqrt();
+        let b = DMat4::from_translation(DVec3::new(d, d, 0.0));
+        same_as_boxes(
+            &format!("diagonal gap {gap} px"),
+            &placed(vec![(sphere.clone(), id), (sphere.clone(), b)]),
+            &opts,
+        );
+    }
+
+    // A small cube nested in a big sphere, no surface near: volume (seed 000's inside counts).
+    let small = cuboid(Vec3::splat(-0.05), Vec3::splat(0.05));
+    let r = same_as_boxes(
+        "nested",
+        &placed(vec![(ball.clone(), id), (small.clone(), id)]),
+        &opts,
+    );
+    assert_eq!(kinds(&r), ["volume"]);
+    assert!((r.pairs[0].volume.unwrap() - 0.001).abs() < 1e-4);
+
+    // A part much smaller than a coarse cell of its partner, just poking into its surface,
+    // and one just outside it (5 pixels of the pair's region away).
+    let big = cuboid(Vec3::splat(-10.0), Vec3::splat(10.0));
+    for (offset, expect) in [(-0.02, Some("volume")), (0.0, Some("touch")), (0.2, None)] {
+        let at = DMat4::from_translation(DVec3::new(10.05 + offset, 3.3, -7.1));
+        let r = same_as_boxes(
+            &format!("tiny {offset}"),
+            &placed(vec![(big.clone(), id), (small.clone(), at)]),
+            &opts,
+        );
+        assert_eq!(kinds(&r).first().copied(), expect, "tiny part at {offset}");
+    }
+
+    // An open mesh (a single sheet) across a closed one: surface contact.
+    let mut sheet = cuboid(Vec3::new(-1.5, -1.5, 0.5), Vec3::new(1.5, 1.5, 0.5));
+    sheet.triangles.truncate(2); // the −z face alone: open
+    let r = same_as_boxes("sheet", &placed(vec![(sheet, id), (ball, id)]), &opts);
+    assert_eq!(kinds(&r), ["surface"]);
+}
+
+/// Random pairs of shapes placed at random around contact: both broad phases agree on all.
+#[test]
+fn random_near_contact_placements_agree() {
+    let mut s = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let shapes = [
+        uv_sphere(Vec3::ZERO, 0.5, 24, 12),
+        cuboid(Vec3::splat(-0.4), Vec3::splat(0.4)),
+        cylinder(Vec3::ZERO, 0.1, -0.8, 0.8, 16, 1),
+        cuboid(Vec3::new(-0.6, -0.6, -0.01), Vec3::new(0.6, 0.6, 0.01)),
+    ];
+    let mut colliding = 0;
+    let opts = CheckOptions {
+        resolution: 64,
+        ..CheckOptions::default()
+    };
+    for k in 0..120 {
+        let a = k % shapes.len();
+        let b = (k / shapes.len()) % shapes.len();
+        let q = |r: &mut dyn FnMut() -> f64| {
+            DQuat::from_euler(glam::EulerRot::XYZ, r() * 6.3, r() * 6.3, r() * 6.3)
+        };
+        let ta = DMat4::from_quat(q(&mut rnd));
+        let dir = DVec3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5).normalize();
+        // Distances around the sizes of the shapes: overlapping, touching, apart.
+        let tb = DMat4::from_translation(dir * (0.3 + rnd() * 0.9)) * DMat4::from_quat(q(&mut rnd));
+        let scene = placed(vec![(shapes[a].clone(), ta), (shapes[b].clone(), tb)]);
+        let r = same_as_boxes(&format!("random {k}"), &scene, &opts);
+        colliding += r.pairs.len();
+    }
+    // The placements exercise both outcomes.
+    assert!(
+        colliding > 20 && colliding < 110,
+        "{colliding} of 120 collide"
+    );
+}
+
+/// A `Checker` remembers answers per object version; after moves it reports what a fresh
+/// check reports, and it answers the unmoved pairs from memory.
+#[test]
+fn incremental_checks_equal_fresh_checks() {
+    let data = common::data("");
+    let robot = robot_cell(|p| std::fs::read(data.join(p)).map_err(|e| e.to_string())).unwrap();
+    let mut scene = Hall::new(
+        HallDesc {
+            cols: 2,
+            rows: 1,
+            seed: 9,
+        },
+        &robot,
+    )
+    .scene()
+    .unwrap();
+    let opts = CheckOptions::default();
+    let mut checker = Checker::new(opts.clone());
+    let first = checker.check(&scene).unwrap();
+    assert_eq!(first.pairs, check(&scene, &opts).unwrap().pairs);
+    for (frame, k) in [(0, 3usize), (1, 14), (2, 20)] {
+        // Move one part (translation: its self-collision is kept) and turn another.
+        let m = DMat4::from_translation(DVec3::new(0.01, -0.02, 0.005))
+            * *scene.objects[k].world_from_object();
+        scene.set_transform(k, m).unwrap();
+        let j = (k + 7) % scene.objects.len();
+        let m = *scene.objects[j].world_from_object() * DMat4::from_rotation_z(0.05);
+        scene.set_transform(j, m).unwrap();
+        let inc = checker.check(&scene).unwrap();
+        let fresh = check(&scene, &opts).unwrap();
+        assert_eq!(inc.pairs, fresh.pairs, "frame {frame}");
+        assert_eq!(inc.self_collisions, fresh.self_collisions, "frame {frame}");
+        assert!(inc.stats.cached_pairs > 0, "frame {frame}");
+        assert!(inc.stats.ldis < fresh.stats.ldis, "frame {frame}");
+    }
+    // Other options: everything is recomputed.
+    checker.set_options(CheckOptions {
+        resolution: 128,
+        ..opts
+    });
+    let r = checker.check(&scene).unwrap();
+    assert_eq!(r.stats.cached_pairs, 0);
+}
