@@ -561,11 +561,7 @@ fn coarse_cells(
             solid,
             opts.resolution,
             opts.epsilon,
-            if std::env::var_os("NOCLIP").is_some() {
-                None
-            } else {
-                clips[o]
-            },
+            clips[o],
         )
     };
     let built: Vec<Result<CoarseMap, CheckError>> = par_map(&wanted, build);
@@ -585,9 +581,8 @@ fn coarse_cells(
         let (a, b) = (a.as_ref(), b.as_ref());
         let cells = meeting_cells(a, b);
         let level = level_of(&p.region);
-        let no_l2 = std::env::var_os("LDICLASH_NO_L2").is_some();
-        let Some(clip) = cells_box(&cells).filter(|_| !no_l2 && a.level().max(b.level()) > level)
-        else {
+        // Worth it when an object map is at least four times coarser than the pair.
+        let Some(clip) = cells_box(&cells).filter(|_| a.level().max(b.level()) >= level + 2) else {
             return Ok(cells.into());
         };
         // Pair scale over the cells only: the object maps coarser than the pair are rebuilt.

@@ -92,6 +92,7 @@ pub(crate) enum Setup {
 
 impl Triangle {
     /// Set up triangle `t` for an image of `width × height` pixels.
+    #[cfg(test)]
     pub fn setup(t: [Vertex; 3], width: u32, height: u32) -> Setup {
         match centre_box(t, width, height) {
             Some(bx) => Self::setup_in(t, bx),
