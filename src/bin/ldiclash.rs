@@ -230,18 +230,7 @@ fn load_inputs(inputs: &[PathBuf]) -> Result<Scene, String> {
                 std::fs::read(base.join(name)).map_err(|e| e.to_string())
             })
             .map_err(|e| format!("{}: {e}", path.display()))?;
-            for o in sub.objects {
-                let name = unique(&scene, &o.name);
-                scene
-                    .add_validated(
-                        &name,
-                        o.mesh.clone(),
-                        o.units,
-                        *o.world_from_object(),
-                        o.validation.clone(),
-                    )
-                    .map_err(|e| e.to_string())?;
-            }
+            scene.append(sub);
         } else {
             let name = path.display().to_string();
             let loaded =

@@ -211,27 +211,13 @@ impl Scene {
         if self.objects.iter().any(|o| o.name == name) {
             return Err(SceneError::DuplicateName(name.to_string()));
         }
-        if mesh.triangles.is_empty() {
-            return Err(SceneError::Empty(name.to_string()));
-        }
-        if validation.non_finite_vertices > 0 {
-            return Err(SceneError::NonFinite {
-                name: name.to_string(),
-                count: validation.non_finite_vertices,
-            });
-        }
-        check_transform(name, &world_from_object)?;
-        let (world, aabb) = place(&mesh, &world_from_object);
-        self.objects.push(Object {
-            name: name.to_string(),
+        self.objects.push(new_object(
+            name,
             mesh,
             units,
-            validation,
             world_from_object,
-            world,
-            aabb,
-            version: next_version(),
-        });
+            validation,
+        )?);
         Ok(self.objects.len() - 1)
     }
 
@@ -309,7 +295,8 @@ impl Scene {
         mut read: impl FnMut(&str) -> Result<Vec<u8>, String>,
     ) -> Result<Scene, SceneError> {
         let mut cache: HashMap<String, (Arc<Mesh>, Units, Validation)> = HashMap::new();
-        let mut scene = Scene::new();
+        let mut names = std::collections::HashSet::with_capacity(file.objects.len());
+        let mut entries = Vec::with_capacity(file.objects.len());
         for e in &file.objects {
             let (mesh, units, validation) = match cache.get(&e.file) {
                 Some(m) => m.clone(),
@@ -334,15 +321,49 @@ impl Scene {
                     entry
                 }
             };
-            scene.add_validated(
-                &e.name,
-                mesh,
-                units,
-                DMat4::from_cols_array(&e.world_from_object),
-                validation,
-            )?;
+            if !names.insert(e.name.as_str()) {
+                return Err(SceneError::DuplicateName(e.name.clone()));
+            }
+            entries.push((e, mesh, units, validation));
         }
-        Ok(scene)
+        // World geometry of every object (in parallel natively: a hall has thousands).
+        let make = |(e, mesh, units, validation): &(&SceneEntry, Arc<Mesh>, Units, Validation)| {
+            new_object(
+                &e.name,
+                mesh.clone(),
+                *units,
+                DMat4::from_cols_array(&e.world_from_object),
+                validation.clone(),
+            )
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        let objects: Vec<Result<Object, SceneError>> = {
+            use rayon::prelude::*;
+            entries.par_iter().map(make).collect()
+        };
+        #[cfg(target_arch = "wasm32")]
+        let objects: Vec<Result<Object, SceneError>> = entries.iter().map(make).collect();
+        Ok(Scene {
+            objects: objects.into_iter().collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// Move every object of `other` into this scene, renaming those whose name is taken
+    /// (`name#2`, `name#3`, …). Nothing is recomputed.
+    pub fn append(&mut self, other: Scene) {
+        let mut taken: std::collections::HashSet<String> =
+            self.objects.iter().map(|o| o.name.clone()).collect();
+        for mut o in other.objects {
+            if taken.contains(&o.name) {
+                let base = o.name.clone();
+                o.name = (2..)
+                    .map(|k| format!("{base}#{k}"))
+                    .find(|n| !taken.contains(n))
+                    .unwrap_or(base);
+            }
+            taken.insert(o.name.clone());
+            self.objects.push(o);
+        }
     }
 
     /// The box around all objects, `None` when empty.
@@ -357,6 +378,37 @@ impl Scene {
     pub fn triangle_count(&self) -> usize {
         self.objects.iter().map(|o| o.mesh.triangles.len()).sum()
     }
+}
+
+/// An object: checks (empty mesh, non-finite vertices, transform) and world geometry.
+fn new_object(
+    name: &str,
+    mesh: Arc<Mesh>,
+    units: Units,
+    world_from_object: DMat4,
+    validation: Validation,
+) -> Result<Object, SceneError> {
+    if mesh.triangles.is_empty() {
+        return Err(SceneError::Empty(name.to_string()));
+    }
+    if validation.non_finite_vertices > 0 {
+        return Err(SceneError::NonFinite {
+            name: name.to_string(),
+            count: validation.non_finite_vertices,
+        });
+    }
+    check_transform(name, &world_from_object)?;
+    let (world, aabb) = place(&mesh, &world_from_object);
+    Ok(Object {
+        name: name.to_string(),
+        mesh,
+        units,
+        validation,
+        world_from_object,
+        world,
+        aabb,
+        version: next_version(),
+    })
 }
 
 fn check_transform(name: &str, m: &DMat4) -> Result<(), SceneError> {
