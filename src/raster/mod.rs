@@ -251,6 +251,16 @@ pub fn rasterize_clipped(
         }
     }
     let filter = Filter::new(view, clip);
+    // Every vertex is needed when every triangle is taken (whole image, no clip), and an
+    // object of several chunks would project its vertices once per chunk: project them all
+    // once, shared by the chunks; otherwise the one chunk projects what it uses.
+    let projected: Vec<Option<Vec<SnappedVertex>>> = objects
+        .iter()
+        .map(|o| {
+            ((blocks.whole && filter.clip.is_none()) || o.triangles.len() > CHUNK)
+                .then(|| crate::ldi::snap::project_vertices(view, o.positions))
+        })
+        .collect();
     let run = |&(oi, start, end): &(usize, usize, usize)| -> (Vec<RawFragment>, usize, usize) {
         let o = &objects[oi];
         let mut out = Vec::with_capacity((end - start) / 2);
@@ -259,6 +269,7 @@ pub fn rasterize_clipped(
             blocks,
             &filter,
             o.positions,
+            projected[oi].as_deref(),
             &o.triangles[start..end],
             o.id,
             traversal,
@@ -365,6 +376,7 @@ fn raster_triangles(
     blocks: &Blocks,
     filter: &Filter,
     positions: &[Vec3],
+    projected: Option<&[SnappedVertex]>,
     triangles: &[[u32; 3]],
     id: u32,
     traversal: Traversal,
@@ -380,15 +392,23 @@ fn raster_triangles(
         oy: 0,
         stride: w,
     };
-    // Projected vertices, NaN until needed (world positions are finite: `Scene` checks).
+    // Projected vertices: given, or each the first time a kept triangle needs it (NaN until
+    // then; world positions are finite: `Scene` checks).
     let unset = SnappedVertex {
         x: f64::NAN,
         y: 0.0,
         z: 0.0,
     };
-    let mut verts = vec![unset; positions.len()];
+    let mut lazy = if projected.is_some() {
+        Vec::new()
+    } else {
+        vec![unset; positions.len()]
+    };
     let mut project = |i: u32| -> SnappedVertex {
-        let v = &mut verts[i as usize];
+        if let Some(p) = projected {
+            return p[i as usize];
+        }
+        let v = &mut lazy[i as usize];
         if v.x.is_nan() {
             *v = snap(view, positions[i as usize]);
         }

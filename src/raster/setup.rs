@@ -53,12 +53,27 @@ impl Edge {
 #[inline]
 pub(crate) fn centre_box(t: [Vertex; 3], width: u32, height: u32) -> Option<[u32; 4]> {
     let [a, b, c] = t;
-    let x0 = ceil(a.x.min(b.x).min(c.x) - 0.5).max(0.0);
-    let x1 = floor(a.x.max(b.x).max(c.x) - 0.5).min(f64::from(width) - 1.0);
-    let y0 = ceil(a.y.min(b.y).min(c.y) - 0.5).max(0.0);
-    let y1 = floor(a.y.max(b.y).max(c.y) - 0.5).min(f64::from(height) - 1.0);
-    // NaN compares false: a non-finite corner gives no box.
+    let (w, h) = (i64::from(width) - 1, i64::from(height) - 1);
+    let x0 = ceil_i(a.x.min(b.x).min(c.x) - 0.5).max(0);
+    let x1 = floor_i(a.x.max(b.x).max(c.x) - 0.5).min(w);
+    let y0 = ceil_i(a.y.min(b.y).min(c.y) - 0.5).max(0);
+    let y1 = floor_i(a.y.max(b.y).max(c.y) - 0.5).min(h);
+    // A NaN corner gives some box here; setup rejects the triangle (its area is not finite).
     (x0 <= x1 && y0 <= y1).then_some([x0 as u32, x1 as u32, y0 as u32, y1 as u32])
+}
+
+/// `floor` as an integer (saturating; NaN gives 0): truncate, then step down if that went up.
+#[inline(always)]
+fn floor_i(x: f64) -> i64 {
+    let t = x as i64;
+    t - i64::from(t as f64 > x)
+}
+
+/// `ceil` as an integer (saturating; NaN gives 0).
+#[inline(always)]
+fn ceil_i(x: f64) -> i64 {
+    let t = x as i64;
+    t + i64::from((t as f64) < x)
 }
 
 /// A set-up triangle ready for traversal.
