@@ -126,6 +126,9 @@ pub struct Stats {
     /// Pairs answered from an incremental checker's memory (their objects did not change).
     #[serde(default)]
     pub cached_pairs: usize,
+    /// Coarse maps an incremental checker moved along with a part that only moved (no new map).
+    #[serde(default)]
+    pub coarse_moved: usize,
 }
 
 /// What the GPU pipeline did over a whole check (docs/gpu.md).

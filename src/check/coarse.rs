@@ -348,6 +348,71 @@ impl CoarseMap {
         &self.spans[self.offsets[c] as usize..self.offsets[c + 1] as usize]
     }
 
+    /// This map moved by `d`: a conservative map of the object translated by `d` without
+    /// looking at its triangles. Each new column takes the spans of the (up to) four old
+    /// columns it overlaps after the move, shifted by `d.z` and grown by `slack` (world
+    /// units: the f32 rounding of the moved positions and the growth of the margin's
+    /// `scale · 1e-6` term), so the map stays conservative (one column coarser at most).
+    pub fn translated(&self, d: DVec3, slack: f64) -> CoarseMap {
+        let h = self.h;
+        let (sx, sy) = (d.x / h, d.y / h);
+        // New column j overlaps old columns floor(j - s) ..= floor(j + 1 - s).
+        let jx0 = floor(self.ix0 as f64 + sx) as i64;
+        let jy0 = floor(self.iy0 as f64 + sy) as i64;
+        let nx = self.nx + 1;
+        let ny = self.ny + 1;
+        let mut offsets = Vec::with_capacity(nx as usize * ny as usize + 1);
+        offsets.push(0u32);
+        let mut spans: Vec<[f32; 2]> = Vec::with_capacity(self.spans.len() * 2);
+        let mut run: Vec<[f32; 2]> = Vec::new();
+        let grow = |z: f64, up: bool| {
+            let z = z + if up { slack } else { -slack };
+            f32_bound(z, up)
+        };
+        for jy in jy0..jy0 + i64::from(ny) {
+            let oy0 = floor(jy as f64 - sy) as i64;
+            for jx in jx0..jx0 + i64::from(nx) {
+                let ox0 = floor(jx as f64 - sx) as i64;
+                run.clear();
+                for oy in oy0..=oy0 + 1 {
+                    for ox in ox0..=ox0 + 1 {
+                        run.extend(self.spans_at(ox, oy).iter().map(|s| {
+                            [
+                                grow(f64::from(s[0]) + d.z, false),
+                                grow(f64::from(s[1]) + d.z, true),
+                            ]
+                        }));
+                    }
+                }
+                run.sort_unstable_by(|a, b| a[0].total_cmp(&b[0]));
+                let mut cur: Option<[f32; 2]> = None;
+                for s in &run {
+                    cur = match cur {
+                        Some(c) if s[0] <= c[1] => Some([c[0], c[1].max(s[1])]),
+                        Some(c) => {
+                            spans.push(c);
+                            Some(*s)
+                        }
+                        None => Some(*s),
+                    };
+                }
+                spans.extend(cur);
+                offsets.push(spans.len() as u32);
+            }
+        }
+        CoarseMap {
+            level: self.level,
+            h,
+            ix0: jx0,
+            iy0: jy0,
+            nx,
+            ny,
+            offsets,
+            spans,
+            solid: self.solid,
+        }
+    }
+
     /// The lattice level (cell side `2^level`).
     pub fn level(&self) -> i32 {
         self.level

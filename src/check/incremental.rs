@@ -26,6 +26,10 @@ pub(crate) struct Cache {
     pub opts: Option<CheckOptions>,
     /// Object-scale coarse maps.
     pub maps: HashMap<u64, Arc<CoarseMap>>,
+    /// Maps built from geometry, per mesh, linear part of the placement and solid: the
+    /// translation they were built at; a part that only moved is given its base map moved
+    /// (`CoarseMap::translated`) instead of a new one.
+    pub bases: HashMap<BaseKey, (Arc<Mesh>, glam::DVec3, Arc<CoarseMap>)>,
     /// Pair answers (`None`: apart).
     pub pairs: HashMap<(u64, u64), Option<PairReport>>,
     /// Self-collision answers (`None`: none), with the mesh they were computed from kept
@@ -52,12 +56,17 @@ impl Cache {
             .iter()
             .map(|o| Arc::as_ptr(&o.mesh) as usize)
             .collect();
+        self.bases.retain(|k, _| meshes.contains(&k.0));
         self.selfs.retain(|k, _| match k {
             SelfKey::Part(m, _) => meshes.contains(m),
             SelfKey::World(v) => live.contains(v),
         });
     }
 }
+
+/// What makes two placements' coarse maps translates of one another: the mesh (by address;
+/// the entry keeps it alive), the placement's linear part (bits) and whether the solid is in.
+pub(crate) type BaseKey = (usize, [u64; 9], bool);
 
 /// A check that remembers what it found (module docs). CPU engine.
 #[derive(Debug)]

@@ -549,6 +549,23 @@ fn coarse_cells(
                 .cloned();
         }
     }
+    // A part that only moved since its map was built: its base map, moved.
+    if let Some(c) = cache.as_deref_mut() {
+        let missing: Vec<usize> = (0..n).filter(|&o| need[o].0 && maps[o].is_none()).collect();
+        for o in missing {
+            let obj = &scene.objects[o];
+            let key = base_key(obj, need[o].1 || obj.is_closed());
+            if let Some((_, t0, base)) = c.bases.get(&key) {
+                let t = obj.world_from_object().w_axis.truncate();
+                let b = obj.aabb();
+                let scale = f64::from(b.min.abs().max(b.max.abs()).max_element());
+                let m = Arc::new(base.translated(t - *t0, scale * 1e-6 + 1e-30));
+                c.maps.insert(obj.version(), m.clone());
+                maps[o] = Some(m);
+                stats.coarse_moved += 1;
+            }
+        }
+    }
     let wanted: Vec<usize> = (0..n).filter(|&o| need[o].0 && maps[o].is_none()).collect();
     progress(0, wanted.len(), "coarse");
     let build = |&o: &usize| {
@@ -568,7 +585,16 @@ fn coarse_cells(
     for (&o, m) in wanted.iter().zip(built) {
         let m = Arc::new(m?);
         if let Some(c) = cache.as_deref_mut() {
-            c.maps.insert(scene.objects[o].version(), m.clone());
+            let obj = &scene.objects[o];
+            c.maps.insert(obj.version(), m.clone());
+            c.bases.insert(
+                base_key(obj, m.has_solid()),
+                (
+                    obj.mesh.clone(),
+                    obj.world_from_object().w_axis.truncate(),
+                    m.clone(),
+                ),
+            );
         }
         maps[o] = Some(m);
     }
@@ -613,6 +639,17 @@ fn coarse_cells(
         p.cells = Some(c);
     }
     Ok(())
+}
+
+/// The key of an object's base coarse map (see `Cache::bases`).
+fn base_key(o: &Object, solid: bool) -> super::incremental::BaseKey {
+    let m = o.world_from_object();
+    let l = [m.x_axis, m.y_axis, m.z_axis].map(|c| c.truncate().to_array());
+    let bits = [
+        l[0][0], l[0][1], l[0][2], l[1][0], l[1][1], l[1][2], l[2][0], l[2][1], l[2][2],
+    ]
+    .map(f64::to_bits);
+    (Arc::as_ptr(&o.mesh) as usize, bits, solid)
 }
 
 /// `items.map(f)` in parallel natively (results in order), in turn in wasm.
