@@ -594,3 +594,81 @@ pub fn blocks_for(view: &LdiView, cells: &[MeetingCell], block: u32) -> crate::r
     }
     crate::raster::Blocks::from_mask(view.width, view.height, block, &mask)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::{shapes, Units};
+    use crate::scene::Scene;
+    use glam::{DMat4, Vec3};
+    use std::sync::Arc;
+
+    /// Whether the point `p` lies in a span of its column.
+    fn covers(map: &CoarseMap, p: DVec3) -> bool {
+        let (ix, iy) = ((p.x / map.h).floor() as i64, (p.y / map.h).floor() as i64);
+        map.spans_at(ix, iy)
+            .iter()
+            .any(|s| f64::from(s[0]) <= p.z && p.z <= f64::from(s[1]))
+    }
+
+    /// Points of the object — on its surface (vertices, edge midpoints, centroids) and inside
+    /// (a grid, kept where the exact point-in-mesh test says inside).
+    fn samples(o: &crate::scene::Object) -> Vec<DVec3> {
+        let w = o.world();
+        let mut pts: Vec<DVec3> = w.positions.iter().map(|p| p.as_dvec3()).collect();
+        for t in &w.triangles {
+            let [a, b, c] = t.map(|i| w.positions[i as usize].as_dvec3());
+            pts.extend([(a + b) / 2.0, (b + c) / 2.0, (c + a) / 2.0, (a + b + c) / 3.0]);
+        }
+        let b = o.aabb();
+        let (lo, hi) = (b.min.as_dvec3(), b.max.as_dvec3());
+        for i in 0..24 {
+            for j in 0..24 {
+                for k in 0..12 {
+                    let f = DVec3::new(i as f64 / 23.0, j as f64 / 23.0, k as f64 / 11.0);
+                    let p = lo + (hi - lo) * f;
+                    if crate::collide::point_in_mesh(p.as_vec3(), w) {
+                        pts.push(p);
+                    }
+                }
+            }
+        }
+        pts
+    }
+
+    /// Fresh maps and moved maps hold every point of their object.
+    #[test]
+    fn maps_and_moved_maps_hold_every_point_of_the_object() {
+        let mesh = Arc::new(shapes::torus(Vec3::ZERO, 1.0, 0.3, 48, 16));
+        for d in [
+            DVec3::new(0.013, -0.27, 0.05),
+            DVec3::new(0.125, 0.25, 0.0),
+            DVec3::new(-3.1, 0.001, -0.2),
+        ] {
+            let mut scene = Scene::new();
+            let turn = DMat4::from_rotation_x(0.4);
+            scene
+                .add("a", mesh.clone(), Units::Unknown, turn)
+                .unwrap_or_else(|e| panic!("{e}"));
+            scene
+                .add("b", mesh.clone(), Units::Unknown, DMat4::from_translation(d) * turn)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let (a, b) = (&scene.objects[0], &scene.objects[1]);
+            let level = level_of(&a.aabb());
+            let base = CoarseMap::build(a, level, true, 256, None, None)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let fresh = CoarseMap::build(b, level, true, 256, None, None)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let moved = base.translated(d, 1e-5);
+            let inside_points = samples(b);
+            assert!(inside_points.len() > 5_000, "{}", inside_points.len());
+            for p in &inside_points {
+                assert!(covers(&fresh, *p), "fresh map misses {p}");
+                assert!(covers(&moved, *p), "d {d}: moved map misses {p}");
+            }
+            // Not everything: the torus's hole is empty in both.
+            let hole = DVec3::new(d.x, d.y, d.z);
+            assert!(!covers(&moved, hole) && !covers(&fresh, hole), "d {d}");
+        }
+    }
+}
