@@ -17,6 +17,7 @@ use wasm_bindgen::prelude::*;
 use crate::check::{check, check_on_gpu_async, check_with_progress, Backend, CheckOptions};
 use crate::ldi::{Axis, Region};
 use crate::report::{Kind, Report};
+use crate::scene::{annotate_report, UnitSettings};
 use crate::viewer::camera::{dominant_axis, OrbitCamera};
 use crate::viewer::render::{
     box_vertices, palette, segment_vertices, ColorVertex, Display, ObjectStyle, Renderer, BOX_GREY,
@@ -53,6 +54,20 @@ fn inputs(names: Vec<String>, data: Vec<js_sys::Uint8Array>) -> Result<Vec<Input
 
 fn to_json<T: serde::Serialize>(v: &T) -> Result<String, JsError> {
     serde_json::to_string(v).map_err(js_err)
+}
+
+/// Unit settings from the page: the scene unit (`mm`, `m`, …; `""` or `none`: keep each
+/// file's numbers) and the unit of files that declare none.
+fn unit_settings(scene: &str, default: &str) -> Result<UnitSettings, JsError> {
+    let parse = |name: &str| crate::mesh::Units::parse(name).map_err(|e| JsError::new(&e));
+    let default = parse(default)?;
+    Ok(match scene.trim() {
+        "" | "none" => UnitSettings {
+            scene: None,
+            default: default.or(crate::mesh::Units::Millimetre),
+        },
+        s => UnitSettings::convert(parse(s)?, default),
+    })
 }
 
 /// Forwards a check's progress `(done, total, phase)` to a JavaScript function, at most every
@@ -142,6 +157,13 @@ impl CheckWorker {
         self.session.clear();
     }
 
+    /// Units as [`WebViewer::set_units`] sets them (the same calls in the same order keep
+    /// the worker's scene equal to the page's).
+    pub fn set_units(&mut self, scene: &str, default: &str) -> Result<(), JsError> {
+        self.session.set_units(unit_settings(scene, default)?);
+        Ok(())
+    }
+
     /// Place objects: `names[k]` gets `matrices[16k..16k+16]` (column-major).
     pub fn set_transforms(
         &mut self,
@@ -176,9 +198,10 @@ impl CheckWorker {
             .and_then(|s| s.options())
             .map_err(|e| JsError::new(&e))?;
         let mut p = JsProgress::new(progress);
-        let report =
+        let mut report =
             check_with_progress(&self.session.scene, &opts, &mut |d, t, w| p.report(d, t, w))
                 .map_err(js_err)?;
+        annotate_report(&self.session.scene, &self.session.units(), &mut report);
         self.segments = segments_with_progress(&self.session.scene, &report, &mut |d, t, w| {
             p.report(d, t, w)
         });
@@ -203,6 +226,7 @@ pub struct GpuJob {
     ctx: Rc<crate::gpu::GpuContext>,
     scene: crate::scene::Scene,
     opts: CheckOptions,
+    units: UnitSettings,
 }
 
 /// A finished check: the report (JSON, the CLI schema) and the intersection segments.
@@ -243,11 +267,12 @@ pub async fn run_gpu_check(
     progress: Option<js_sys::Function>,
 ) -> Result<CheckResult, JsError> {
     let mut p = JsProgress::new(progress);
-    let report = check_on_gpu_async(&job.scene, &job.opts, &job.ctx, &mut |d, t, w| {
+    let mut report = check_on_gpu_async(&job.scene, &job.opts, &job.ctx, &mut |d, t, w| {
         p.report(d, t, w)
     })
     .await
     .map_err(js_err)?;
+    annotate_report(&job.scene, &job.units, &mut report);
     let segments = segments_with_progress(&job.scene, &report, &mut |d, t, w| p.report(d, t, w));
     Ok(CheckResult {
         report: to_json(&report)?,
@@ -522,6 +547,32 @@ impl WebViewer {
         to_json(&out)
     }
 
+    /// Units: every object is converted to `scene` (`mm`, `cm`, `m`, `um`, `in`, `ft`; `""` or
+    /// `none` keeps each file's numbers), files that declare no unit are taken to be in
+    /// `default`. Changing the scene unit converts what is loaded (sizes, placements, the
+    /// undo history); the default applies to files loaded afterwards. The check worker must
+    /// get the same call ([`CheckWorker::set_units`]).
+    pub fn set_units(&mut self, scene: &str, default: &str) -> Result<(), JsError> {
+        let units = unit_settings(scene, default)?;
+        let had = self.session.units();
+        self.session.set_units(units);
+        if had.scene != units.scene {
+            self.set_no_result();
+            self.objects_changed();
+            self.fit_all();
+        }
+        Ok(())
+    }
+
+    /// The unit settings: `[scene unit symbol or "", default unit symbol]`.
+    pub fn units(&self) -> Vec<String> {
+        let u = self.session.units();
+        vec![
+            u.scene.map_or(String::new(), |s| s.symbol().to_string()),
+            u.default.symbol().to_string(),
+        ]
+    }
+
     /// Remove every object.
     pub fn clear(&mut self) {
         self.anim = None;
@@ -543,7 +594,9 @@ impl WebViewer {
         self.lines_dirty = true;
     }
 
-    /// Objects as JSON: `[{name, triangles, closed, units, translation, min, max, colour}]`.
+    /// Objects as JSON: `[{name, group, triangles, closed, units, source_units, translation,
+    /// min, max, colour, hidden}]` (`group`: the path in the scene's tree or `null`;
+    /// `units`: the unit of the numbers, `source_units`: what the file declared).
     pub fn objects(&self) -> Result<String, JsError> {
         let v: Vec<serde_json::Value> = self
             .session
@@ -557,9 +610,11 @@ impl WebViewer {
                 let c = palette(i);
                 serde_json::json!({
                     "name": o.name,
+                    "group": o.group,
                     "triangles": o.mesh.triangles.len(),
                     "closed": o.is_closed(),
                     "units": o.units,
+                    "source_units": o.source_units,
                     "translation": [t.x, t.y, t.z],
                     "min": b.min.to_array(),
                     "max": b.max.to_array(),
@@ -830,7 +885,8 @@ impl WebViewer {
     /// Run a check on the CPU, here (blocks; the widget prefers [`CheckWorker`]).
     pub fn check_cpu(&mut self, settings: &str) -> Result<String, JsError> {
         let opts = parse_settings(settings)?;
-        let report = check(&self.session.scene, &opts).map_err(js_err)?;
+        let mut report = check(&self.session.scene, &opts).map_err(js_err)?;
+        annotate_report(&self.session.scene, &self.session.units(), &mut report);
         let segments = segments_for(&self.session.scene, &report);
         let json = to_json(&report)?;
         self.take_result(report, segments);
@@ -852,6 +908,7 @@ impl WebViewer {
             ctx: ctx.clone(),
             scene: self.session.scene.clone(),
             opts,
+            units: self.session.units(),
         })
     }
 

@@ -209,6 +209,7 @@ pub(crate) async fn check_engine<E: Engine>(
             .objects
             .iter()
             .map(|o| ObjectReport {
+                group: None,
                 name: o.name.clone(),
                 triangles: o.mesh.triangles.len(),
                 closed: o.is_closed(),
@@ -365,6 +366,8 @@ fn exact_pairs(
         stats.exact_tests += c.tested;
         if c.collides() {
             report.pairs.push(PairReport {
+                group_a: None,
+                group_b: None,
                 a: scene.objects[i].name.clone(),
                 b: scene.objects[j].name.clone(),
                 kind: Kind::Exact,
@@ -704,6 +707,8 @@ fn acc_box(b: &mut Option<Region>, r: Region) {
 /// Turn merged per-axis results into a pair report (or none).
 fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<PairReport> {
     let mut pair = PairReport {
+        group_a: None,
+        group_b: None,
         a: a.name.clone(),
         b: b.name.clone(),
         kind: Kind::Surface,
@@ -888,6 +893,7 @@ async fn self_collisions<E: Engine>(
     for (k, key, s) in objects {
         if let Some(a) = answers.get(&key).copied().flatten() {
             report.self_collisions.push(SelfReport {
+                group: None,
                 object: scene.objects[k].name.clone(),
                 volume: a.volume * s * s * s,
                 pixels: a.pixels,

@@ -17,10 +17,10 @@ use serde::Serialize;
 
 use crate::collide::{contact_segments, self_contact_segments};
 use crate::ldi::{LdiView, Region, ViewDesc};
-use crate::mesh::{self, Format, LoadedMesh, Mesh, Units};
+use crate::mesh::{self, unit_factor, Format, Mesh, Units};
 use crate::raster::{rasterize, RasterObject};
 use crate::report::Report;
-use crate::scene::{Scene, SceneFile};
+use crate::scene::{conjugate, part_names, Scene, SceneFile, UnitSettings};
 
 /// Most intersection segments kept per pair or per self-colliding object (for drawing).
 pub const MAX_SEGMENTS: usize = 200_000;
@@ -106,6 +106,7 @@ pub struct Session {
     /// The objects.
     pub scene: Scene,
     undo: Vec<(usize, DMat4)>,
+    units: UnitSettings,
 }
 
 impl Session {
@@ -118,6 +119,35 @@ impl Session {
     pub fn clear(&mut self) {
         self.scene = Scene::new();
         self.undo.clear();
+    }
+
+    /// How files' units become the scene's (none converted until this is called: a new
+    /// session keeps every file's numbers).
+    pub fn units(&self) -> UnitSettings {
+        self.units
+    }
+
+    /// Change the unit settings. Files loaded from now on use them; when the scene unit
+    /// changes, every loaded object is converted to it (meshes, placements and the undo
+    /// history scaled; objects of an unknown unit are taken to be in the default unit).
+    pub fn set_units(&mut self, units: UnitSettings) {
+        if let Some(scene) = units.scene {
+            if self.units.scene != Some(scene) {
+                let k: Vec<f64> = self
+                    .scene
+                    .objects
+                    .iter()
+                    .map(|o| unit_factor(o.units.or(units.default), scene))
+                    .collect();
+                for (i, m) in &mut self.undo {
+                    if let Some(&k) = k.get(*i) {
+                        *m = conjugate(m, k);
+                    }
+                }
+                self.scene.convert_units(scene, units.default);
+            }
+        }
+        self.units = units;
     }
 
     /// A name not used yet, from `want`.
@@ -157,17 +187,22 @@ impl Session {
                 }),
                 Ok(file) => {
                     let mut wanted = Vec::new();
-                    let sub = Scene::from_file(&file, |name| {
-                        let f = by_name
+                    let units = self.units;
+                    let sub = Scene::from_file_with(
+                        &file,
+                        |name| {
+                            let f = by_name
                             .get(name)
                             .copied()
                             .or_else(|| by_base.get(&base_name(name).to_ascii_lowercase()).copied())
                             .ok_or_else(|| {
                                 format!("not among the files given: drop or pass '{name}' together with the scene file")
                             })?;
-                        wanted.push(f.name.clone());
-                        Ok(f.bytes.clone())
-                    });
+                            wanted.push(f.name.clone());
+                            Ok(f.bytes.clone())
+                        },
+                        &units,
+                    );
                     match sub {
                         Err(e) => out.errors.push(LoadFailure {
                             file: sf.name.clone(),
@@ -204,18 +239,33 @@ impl Session {
                     f.name
                 ));
             }
-            match mesh::load_mesh(&f.name, &f.bytes) {
+            match mesh::load_assembly(&f.name, &f.bytes) {
                 Err(e) => out.errors.push(LoadFailure {
                     file: f.name.clone(),
                     message: e.to_string(),
                 }),
-                Ok(LoadedMesh { mesh, units, .. }) => {
-                    let name = self.unique_name(&stem(&f.name), &[]);
-                    match self
-                        .scene
-                        .add(&name, Arc::new(mesh), units, DMat4::IDENTITY)
-                    {
-                        Ok(_) => out.added.push(name),
+                Ok(assembly) => {
+                    let paths: Vec<&[String]> =
+                        assembly.parts.iter().map(|p| p.path.as_slice()).collect();
+                    let name = self.free_base(&stem(&f.name), |base| {
+                        part_names(base, None, &paths)
+                            .into_iter()
+                            .map(|(n, _)| n)
+                            .collect()
+                    });
+                    match self.scene.add_assembly(
+                        &name,
+                        None,
+                        &assembly,
+                        DMat4::IDENTITY,
+                        &self.units,
+                    ) {
+                        Ok(added) => out.added.extend(
+                            added
+                                .into_iter()
+                                .filter_map(|i| self.scene.objects.get(i))
+                                .map(|o| o.name.clone()),
+                        ),
                         Err(e) => out.errors.push(LoadFailure {
                             file: f.name.clone(),
                             message: e.to_string(),
@@ -225,6 +275,19 @@ impl Session {
             }
         }
         out
+    }
+
+    /// `want`, or `want (2)`, `want (3)`, …: the first base whose names (`names(base)`) are
+    /// all free.
+    fn free_base(&self, want: &str, names: impl Fn(&str) -> Vec<String>) -> String {
+        let free = |base: &str| names(base).iter().all(|n| self.scene.find(n).is_none());
+        if free(want) {
+            return want.to_string();
+        }
+        (2..)
+            .map(|k| format!("{want} ({k})"))
+            .find(|b| free(b))
+            .unwrap_or_else(|| want.to_string())
     }
 
     /// Add a mesh built elsewhere (a generated shape, a STEP tessellation).
@@ -240,22 +303,16 @@ impl Session {
         Ok(name)
     }
 
+    /// Move the objects of a scene file in, renaming those whose name is taken (`name (2)`).
     fn merge(&mut self, sub: Scene, out: &mut LoadOutcome) {
         let mut names = Vec::new();
         for o in &sub.objects {
             names.push(self.unique_name(&o.name, &names));
         }
-        for (o, name) in sub.objects.iter().zip(names) {
-            match self
-                .scene
-                .add(&name, o.mesh.clone(), o.units, *o.world_from_object())
-            {
-                Ok(_) => out.added.push(name),
-                Err(e) => out.errors.push(LoadFailure {
-                    file: o.name.clone(),
-                    message: e.to_string(),
-                }),
-            }
+        for (mut o, name) in sub.objects.into_iter().zip(names) {
+            o.name = name;
+            out.added.push(o.name.clone());
+            self.scene.objects.push(o);
         }
     }
 
