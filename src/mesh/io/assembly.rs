@@ -167,6 +167,28 @@ impl LoadedAssembly {
     }
 }
 
+/// Paths of a file's tree with repeated names told apart: the second child called `bolt` of
+/// the same parent is `bolt#2` (so is the second placement of a subassembly, whose children
+/// then sit under `fixture#2`).
+#[derive(Debug, Default)]
+pub(crate) struct PathNamer(std::collections::HashMap<Vec<String>, usize>);
+
+impl PathNamer {
+    /// The path of a child `name` of `parent`.
+    pub(crate) fn child(&mut self, parent: &[String], name: String) -> Vec<String> {
+        let mut path = parent.to_vec();
+        path.push(name);
+        let count = self.0.entry(path.clone()).or_insert(0);
+        *count += 1;
+        if *count > 1 {
+            if let Some(last) = path.last_mut() {
+                *last = format!("{last}#{count}");
+            }
+        }
+        path
+    }
+}
+
 /// A part name as stored: trimmed, `/` replaced by `_` (it separates path levels), and
 /// `fallback` when nothing is left.
 pub(crate) fn part_name(name: Option<&str>, fallback: impl FnOnce() -> String) -> String {
@@ -333,6 +355,19 @@ mod tests {
         assert!(asm.clone().checked().is_err());
         asm.parts.clear();
         assert!(matches!(asm.checked(), Err(MeshLoadError::Empty { .. })));
+    }
+
+    #[test]
+    fn repeated_names_are_numbered_per_parent() {
+        let mut n = PathNamer::default();
+        let a = n.child(&[], "fixture".into());
+        let b = n.child(&a, "bolt".into());
+        let b2 = n.child(&a, "bolt".into());
+        let a2 = n.child(&[], "fixture".into());
+        let b3 = n.child(&a2, "bolt".into());
+        assert_eq!(b, ["fixture", "bolt"]);
+        assert_eq!(b2, ["fixture", "bolt#2"]);
+        assert_eq!(b3, ["fixture#2", "bolt"]);
     }
 
     #[test]

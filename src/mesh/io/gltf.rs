@@ -16,7 +16,8 @@
 //! How it works: the default scene (else the first; with no scenes, every root node) is
 //! walked from its root nodes, composing node transforms in `f64`. Every node with a mesh is
 //! a part: its path is the names of its ancestors and its own (a node without a name takes
-//! its mesh's name, else `node_N`), its placement the composed transform. Each glTF mesh is
+//! its mesh's name, else `node_N`; a name repeated under the same parent gets `#2`, …), its
+//! placement the composed transform. Each glTF mesh is
 //! read once, all its triangle primitives welded into one mesh in the mesh's own
 //! coordinates, however many nodes place it (instances are stored once). A node reached twice
 //! is an error (the hierarchy must be a forest; this also stops cycles). Triangle lists,
@@ -31,7 +32,7 @@ use glam::{DMat4, Vec3};
 use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::Mode;
 
-use super::assembly::{part_name, LoadedAssembly, Part};
+use super::assembly::{part_name, LoadedAssembly, Part, PathNamer};
 use super::common::{byte, error_chain, parse_err, unsupported, MeshBuilder};
 use super::{Format, MeshLoadError, Units};
 
@@ -334,6 +335,7 @@ impl<'a> Walker<'a> {
             }
         };
         let mut visited = vec![false; self.document.nodes().len()];
+        let mut namer = PathNamer::default();
         let mut stack: Vec<(gltf::Node<'a>, DMat4, Vec<String>)> = roots
             .into_iter()
             .rev()
@@ -353,11 +355,11 @@ impl<'a> Walker<'a> {
             *seen = true;
             let local = node.transform().matrix();
             let world = parent * DMat4::from_cols_array_2d(&local.map(|c| c.map(f64::from)));
-            let mut path = parent_path;
-            path.push(part_name(
+            let name = part_name(
                 node.name().or_else(|| node.mesh().and_then(|m| m.name())),
                 || format!("node_{}", node.index()),
-            ));
+            );
+            let path = namer.child(&parent_path, name);
             if let Some(mesh) = node.mesh() {
                 if let Some(index) = self.mesh(&mesh)? {
                     if self.assembly.parts.len() >= super::assembly::MAX_PARTS {

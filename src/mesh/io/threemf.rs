@@ -4,7 +4,9 @@
 //! either a mesh or a list of components (other objects with their own transforms), resolved
 //! recursively with transforms composed in `f64` (a cycle or more than 32 levels is an
 //! error). Every placed mesh object is a part; its path is the names of the objects above it
-//! and its own (an object's `name`, else its `partnumber`, else `object_N`). Each mesh
+//! and its own (an object's `name`, else its `partnumber`, else `object_N`; a name repeated
+//! under the same parent gets `#2`, `#3`, …, so a second build item of a subassembly is
+//! `fixture#2`). Each mesh
 //! object is read once however often it is placed (instances share the mesh). A model with
 //! objects but no build items contributes every mesh object once, untransformed. Mirroring
 //! placements are left to whoever places the parts (the scene flips their winding). The
@@ -26,7 +28,7 @@ use std::sync::Arc;
 use glam::{DMat4, Vec3};
 use threemf::model::{Model, Object, Unit};
 
-use super::assembly::{part_name, LoadedAssembly, Part, MAX_PARTS};
+use super::assembly::{part_name, LoadedAssembly, Part, PathNamer, MAX_PARTS};
 use super::common::{byte, error_chain, parse_err, unsupported, IndexRemap, MeshBuilder};
 use super::{Format, MeshLoadError, Units};
 
@@ -74,6 +76,7 @@ pub(crate) fn load(bytes: &[u8]) -> Result<LoadedAssembly, MeshLoadError> {
             units,
         },
         slots: HashMap::new(),
+        namer: PathNamer::default(),
     };
     for (m, model) in models.iter().enumerate() {
         walk.model(m, model)?;
@@ -113,6 +116,7 @@ struct Walk {
     assembly: LoadedAssembly,
     /// `(model part, object id)` → the mesh's index, `None` when it has no triangles.
     slots: HashMap<(usize, usize), Option<usize>>,
+    namer: PathNamer,
 }
 
 fn object_name(object: &Object) -> String {
@@ -171,8 +175,7 @@ impl Walk {
                 format!("components nest deeper than {MAX_DEPTH} levels (a cycle?)"),
             ));
         }
-        let mut path = parent_path;
-        path.push(object_name(object));
+        let path = self.namer.child(&parent_path, object_name(object));
         if let Some(mesh) = &object.mesh {
             let slot = match self.slots.get(&(m, object.id)) {
                 Some(slot) => *slot,
