@@ -20,8 +20,8 @@ use crate::report::{Kind, Report};
 use crate::scene::{annotate_report, UnitSettings};
 use crate::viewer::camera::{dominant_axis, OrbitCamera};
 use crate::viewer::render::{
-    box_vertices, palette, segment_vertices, ColorVertex, Display, ObjectStyle, Renderer, BOX_GREY,
-    BOX_SELECTED, EDGE_RED, SELF_ORANGE, TINT_CONTACT, TINT_PENETRATION,
+    box_vertices, palette, segment_vertices, ColorVertex, Display, Instance, ObjectStyle, Renderer,
+    BOX_GREY, BOX_SELECTED, EDGE_RED, SELF_ORANGE, TINT_CONTACT, TINT_PENETRATION,
 };
 use crate::viewer::{
     flatten, ldi_points, pick, segments_for, segments_with_progress, unflatten, CheckSettings,
@@ -318,6 +318,9 @@ pub struct WebViewer {
     ldi_mode: LdiMode,
     ldi_resolution: u32,
     geometry_dirty: bool,
+    placements_dirty: bool,
+    /// The GPU mesh slot each object draws (objects sharing a mesh share a slot).
+    mesh_slots: Vec<usize>,
     lines_dirty: bool,
     drag: Option<Drag>,
     anim: Option<crate::sim::Animation>,
@@ -458,6 +461,8 @@ impl WebViewer {
             ldi_mode: LdiMode::Off,
             ldi_resolution: 128,
             geometry_dirty: true,
+            placements_dirty: true,
+            mesh_slots: Vec::new(),
             lines_dirty: true,
             drag: None,
             anim: None,
@@ -587,9 +592,6 @@ impl WebViewer {
         let n = self.session.scene.objects.len();
         self.hidden.resize(n, false);
         self.colliding.resize(n, 0.0);
-        if let Some(g) = &mut self.gfx {
-            g.renderer.truncate_meshes(n);
-        }
         self.geometry_dirty = true;
         self.lines_dirty = true;
     }
@@ -683,7 +685,7 @@ impl WebViewer {
     }
 
     fn moved(&mut self) {
-        self.geometry_dirty = true;
+        self.placements_dirty = true;
         self.lines_dirty = true;
     }
 
@@ -980,6 +982,8 @@ impl WebViewer {
     pub fn render(&mut self) -> Result<(), JsError> {
         if self.geometry_dirty {
             self.upload_geometry();
+        } else if self.placements_dirty {
+            self.update_placements();
         }
         if self.lines_dirty {
             self.upload_lines();
@@ -1156,14 +1160,50 @@ impl WebViewer {
         }
     }
 
+    /// Upload every distinct mesh once (a mesh placed by many objects is one GPU mesh) and
+    /// the objects' placements.
     fn upload_geometry(&mut self) {
         self.geometry_dirty = false;
+        self.placements_dirty = true;
         let Some(g) = &mut self.gfx else { return };
-        for (i, o) in self.session.scene.objects.iter().enumerate() {
-            let w = o.world();
-            g.renderer
-                .set_mesh(&g.device, &g.queue, i, &w.positions, &w.triangles);
+        let mut slot_of: std::collections::HashMap<*const crate::mesh::Mesh, usize> =
+            std::collections::HashMap::new();
+        self.mesh_slots.clear();
+        for o in &self.session.scene.objects {
+            let key = std::sync::Arc::as_ptr(&o.mesh);
+            let next = slot_of.len();
+            let slot = *slot_of.entry(key).or_insert_with(|| {
+                g.renderer.set_mesh(
+                    &g.device,
+                    &g.queue,
+                    next,
+                    &o.mesh.positions,
+                    &o.mesh.triangles,
+                );
+                next
+            });
+            self.mesh_slots.push(slot);
         }
+        g.renderer.truncate_meshes(slot_of.len());
+        self.update_placements();
+    }
+
+    /// Tell the renderer where each object is (cheap: a matrix per object).
+    fn update_placements(&mut self) {
+        self.placements_dirty = false;
+        let Some(g) = &mut self.gfx else { return };
+        let instances = self
+            .session
+            .scene
+            .objects
+            .iter()
+            .zip(&self.mesh_slots)
+            .map(|(o, &mesh)| Instance {
+                mesh,
+                world_from_object: o.world_from_object().as_mat4(),
+            })
+            .collect();
+        g.renderer.set_instances(instances);
     }
 
     fn upload_lines(&mut self) {
