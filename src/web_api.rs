@@ -14,7 +14,7 @@ use std::rc::Rc;
 use glam::{DMat4, Vec2, Vec3};
 use wasm_bindgen::prelude::*;
 
-use crate::check::{check, check_on_gpu_async, check_with_progress, Backend, CheckOptions};
+use crate::check::{check, check_on_gpu_async, Backend, CheckOptions};
 use crate::ldi::{Axis, Region};
 use crate::report::{Kind, Report};
 use crate::scene::{annotate_report, UnitSettings};
@@ -25,7 +25,7 @@ use crate::viewer::render::{
 };
 use crate::viewer::{
     flatten, ldi_points, pick, segments_for, segments_with_progress, unflatten, CheckSettings,
-    DisplaySettings, InputFile, LdiMode, Segments, Session,
+    DisplaySettings, InputFile, LdiMode, SegmentCache, Segments, Session,
 };
 
 /// The crate version.
@@ -132,6 +132,8 @@ pub fn exhaust_memory_for_tests() -> f64 {
 pub struct CheckWorker {
     session: Session,
     segments: Segments,
+    checker: Option<crate::check::Checker>,
+    segment_cache: SegmentCache,
 }
 
 #[wasm_bindgen]
@@ -198,13 +200,21 @@ impl CheckWorker {
             .and_then(|s| s.options())
             .map_err(|e| JsError::new(&e))?;
         let mut p = JsProgress::new(progress);
-        let mut report =
-            check_with_progress(&self.session.scene, &opts, &mut |d, t, w| p.report(d, t, w))
-                .map_err(js_err)?;
+        // A Checker remembers coarse maps and answers per object version: after a move only
+        // what involves the moved part is checked again (new settings start afresh).
+        let checker = match &mut self.checker {
+            Some(c) if *c.options() == opts => c,
+            slot => slot.insert(crate::check::Checker::new(opts)),
+        };
+        let mut report = checker
+            .check_with_progress(&self.session.scene, &mut |d, t, w| p.report(d, t, w))
+            .map_err(js_err)?;
         annotate_report(&self.session.scene, &self.session.units(), &mut report);
-        self.segments = segments_with_progress(&self.session.scene, &report, &mut |d, t, w| {
-            p.report(d, t, w)
-        });
+        self.segments =
+            self.segment_cache
+                .segments(&self.session.scene, &report, &mut |d, t, w| {
+                    p.report(d, t, w)
+                });
         to_json(&report)
     }
 

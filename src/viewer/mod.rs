@@ -562,6 +562,65 @@ pub fn segments_with_progress(
     out
 }
 
+/// Intersection segments remembered per pair and per object by object version, so a check
+/// after one part moved recomputes only the segments that involve it (what the check worker
+/// keeps between checks, beside its [`crate::check::Checker`]).
+#[derive(Debug, Default)]
+pub struct SegmentCache {
+    pairs: HashMap<(u64, u64), Arc<Vec<[Vec3; 2]>>>,
+    selves: HashMap<u64, Arc<Vec<[Vec3; 2]>>>,
+}
+
+impl SegmentCache {
+    /// [`segments_with_progress`], taking what is remembered for unchanged objects;
+    /// forgets what the report no longer names.
+    pub fn segments(
+        &mut self,
+        scene: &Scene,
+        report: &Report,
+        progress: &mut dyn FnMut(usize, usize, &str),
+    ) -> Segments {
+        let mut out = Segments::default();
+        let total = report.pairs.len() + report.self_collisions.len();
+        let mut pairs = HashMap::new();
+        let mut selves = HashMap::new();
+        let mut done = 0;
+        for p in &report.pairs {
+            progress(done, total, "segments");
+            done += 1;
+            let (Some(a), Some(b)) = (scene.find(&p.a), scene.find(&p.b)) else {
+                continue;
+            };
+            let (a, b) = (&scene.objects[a], &scene.objects[b]);
+            let key = (a.version(), b.version());
+            let seg =
+                self.pairs.get(&key).cloned().unwrap_or_else(|| {
+                    Arc::new(contact_segments(a.world(), b.world(), MAX_SEGMENTS))
+                });
+            out.pairs.extend_from_slice(&seg);
+            pairs.insert(key, seg);
+        }
+        for s in &report.self_collisions {
+            progress(done, total, "segments");
+            done += 1;
+            let Some(o) = scene.find(&s.object).map(|i| &scene.objects[i]) else {
+                continue;
+            };
+            let seg = self
+                .selves
+                .get(&o.version())
+                .cloned()
+                .unwrap_or_else(|| Arc::new(self_contact_segments(o.world(), MAX_SEGMENTS)));
+            out.selves.extend_from_slice(&seg);
+            selves.insert(o.version(), seg);
+        }
+        progress(total, total, "segments");
+        self.pairs = pairs;
+        self.selves = selves;
+        out
+    }
+}
+
 /// One LDI fragment placed back in the world.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LdiPoint {
@@ -691,6 +750,34 @@ mod tests {
             .collect();
         assert_eq!(seen, want);
         assert_eq!(seg, segments_for(&s.scene, &r));
+    }
+
+    #[test]
+    fn the_segment_cache_redoes_only_what_moved() {
+        let mut s = Session::new();
+        s.load(&[
+            file("a.stl", cube_at(0.0)),
+            file("b.stl", cube_at(0.5)),
+            file("c.stl", cube_at(5.0)),
+            file("d.stl", cube_at(5.5)),
+        ]);
+        let mut cache = SegmentCache::default();
+        let r = check(&s.scene, &CheckOptions::default()).unwrap();
+        assert_eq!(r.pairs.len(), 2);
+        let first = cache.segments(&s.scene, &r, &mut |_, _, _| {});
+        assert_eq!(first, segments_for(&s.scene, &r));
+        let ab = cache.pairs.values().map(Arc::as_ptr).collect::<Vec<_>>();
+        // Move d a little: c–d is recomputed, a–b comes from memory.
+        s.translate(3, Vec3::new(0.1, 0.0, 0.0)).unwrap();
+        let r = check(&s.scene, &CheckOptions::default()).unwrap();
+        let again = cache.segments(&s.scene, &r, &mut |_, _, _| {});
+        assert_eq!(again, segments_for(&s.scene, &r));
+        let kept = cache
+            .pairs
+            .values()
+            .filter(|v| ab.contains(&Arc::as_ptr(v)))
+            .count();
+        assert_eq!((cache.pairs.len(), kept), (2, 1));
     }
 
     #[test]
