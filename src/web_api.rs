@@ -126,6 +126,20 @@ pub fn exhaust_memory_for_tests() -> f64 {
     total
 }
 
+/// Bytes of this wasm instance's memory now (it only grows; the browser's limit is 4 GiB).
+#[wasm_bindgen]
+pub fn memory_bytes() -> f64 {
+    core::arch::wasm32::memory_size::<0>() as f64 * 65536.0
+}
+
+/// What loading these files would place, before anything is placed: JSON of
+/// [`crate::viewer::LoadPlan`] (`{scenes: [[file, [[[triangles, vertices], …], …]]],
+/// distinct: [triangles, vertices], loose_bytes}`).
+#[wasm_bindgen]
+pub fn plan_load(names: Vec<String>, data: Vec<js_sys::Uint8Array>) -> Result<String, JsError> {
+    to_json(&crate::viewer::plan_load(&inputs(names, data)?))
+}
+
 /// The CPU check, for a Web Worker (or the main thread when workers are unavailable).
 #[wasm_bindgen]
 #[derive(Debug, Default)]
@@ -331,6 +345,8 @@ pub struct WebViewer {
     placements_dirty: bool,
     /// The GPU mesh slot each object draws (objects sharing a mesh share a slot).
     mesh_slots: Vec<usize>,
+    /// Meshes too large to draw, in words.
+    draw_note: Option<String>,
     lines_dirty: bool,
     drag: Option<Drag>,
     anim: Option<crate::sim::Animation>,
@@ -473,6 +489,7 @@ impl WebViewer {
             geometry_dirty: true,
             placements_dirty: true,
             mesh_slots: Vec::new(),
+            draw_note: None,
             lines_dirty: true,
             drag: None,
             anim: None,
@@ -491,9 +508,27 @@ impl WebViewer {
             .map_or("none".into(), |g| g.backend.clone())
     }
 
-    /// Why something fell back (empty when nothing did).
+    /// Why something fell back or is not drawn (empty when nothing did).
     pub fn notes(&self) -> String {
-        self.gpu_note.clone()
+        match &self.draw_note {
+            Some(d) if self.gpu_note.is_empty() => d.clone(),
+            Some(d) => format!("{}; {d}", self.gpu_note),
+            None => self.gpu_note.clone(),
+        }
+    }
+
+    /// Bytes of mesh geometry on the GPU for drawing (each distinct mesh once).
+    pub fn gpu_mesh_bytes(&self) -> f64 {
+        self.gfx
+            .as_ref()
+            .map_or(0.0, |g| g.renderer.mesh_bytes() as f64)
+    }
+
+    /// The largest buffer the drawing device allows, in bytes (0 without a 3D view).
+    pub fn gpu_max_buffer(&self) -> f64 {
+        self.gfx
+            .as_ref()
+            .map_or(0.0, |g| g.device.limits().max_buffer_size as f64)
     }
 
     /// The GPU adapter's name, when checks run on WebGPU.
@@ -1179,21 +1214,43 @@ impl WebViewer {
         let mut slot_of: std::collections::HashMap<*const crate::mesh::Mesh, usize> =
             std::collections::HashMap::new();
         self.mesh_slots.clear();
+        // A mesh larger than the device's largest buffer is not drawn (it is still checked):
+        // said in `notes`, never a validation error.
+        let max = g.device.limits().max_buffer_size;
+        let mut too_big = Vec::new();
         for o in &self.session.scene.objects {
             let key = std::sync::Arc::as_ptr(&o.mesh);
             let next = slot_of.len();
             let slot = *slot_of.entry(key).or_insert_with(|| {
-                g.renderer.set_mesh(
-                    &g.device,
-                    &g.queue,
-                    next,
-                    &o.mesh.positions,
-                    &o.mesh.triangles,
-                );
+                let bytes = 12 * o.mesh.triangles.len().max(o.mesh.positions.len()) as u64;
+                if bytes > max {
+                    too_big.push(format!(
+                        "'{}' ({} triangles: a {:.0} MB buffer, the GPU allows {:.0} MB)",
+                        o.name,
+                        o.mesh.triangles.len(),
+                        bytes as f64 / 1e6,
+                        max as f64 / 1e6
+                    ));
+                    g.renderer.set_mesh(&g.device, &g.queue, next, &[], &[]);
+                } else {
+                    g.renderer.set_mesh(
+                        &g.device,
+                        &g.queue,
+                        next,
+                        &o.mesh.positions,
+                        &o.mesh.triangles,
+                    );
+                }
                 next
             });
             self.mesh_slots.push(slot);
         }
+        self.draw_note = (!too_big.is_empty()).then(|| {
+            format!(
+                "not drawn, too large for one GPU buffer (still checked): {}",
+                too_big.join(", ")
+            )
+        });
         g.renderer.truncate_meshes(slot_of.len());
         self.update_placements();
     }

@@ -373,6 +373,76 @@ impl Session {
     }
 }
 
+/// What loading files would place, counted before anything is placed (issue 12: the page
+/// says before a load when a scene would not fit into wasm memory, and loads what fits).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct LoadPlan {
+    /// Per scene file (by its name): per object in file order, `[triangles, vertices]` of
+    /// every object it makes (a file of several parts makes several), `[0, 0]` for an entry
+    /// whose mesh could not be read (the load reports why).
+    pub scenes: Vec<(String, Vec<Vec<[u64; 2]>>)>,
+    /// Triangles and vertices of the distinct meshes the scene files use (each counted
+    /// once, as it is stored once).
+    pub distinct: [u64; 2],
+    /// Bytes of the mesh files not named by a scene file (counted by size, not parsed).
+    pub loose_bytes: u64,
+}
+
+/// Count what [`Session::load`] of `files` would place, parsing each mesh a scene file names
+/// once and placing nothing (see [`LoadPlan`]).
+pub fn plan_load(files: &[InputFile]) -> LoadPlan {
+    let by_name: HashMap<&str, &InputFile> = files.iter().map(|f| (f.name.as_str(), f)).collect();
+    let by_base: HashMap<String, &InputFile> = files
+        .iter()
+        .map(|f| (base_name(&f.name).to_ascii_lowercase(), f))
+        .collect();
+    let mut plan = LoadPlan::default();
+    let mut parsed: HashMap<String, Vec<[u64; 2]>> = HashMap::new();
+    let mut used: Vec<&str> = Vec::new();
+    for sf in files.iter().filter(|f| extension(&f.name) == "json") {
+        let Ok(file) = SceneFile::parse(&sf.bytes) else {
+            continue;
+        };
+        let mut objects = Vec::with_capacity(file.objects.len());
+        for e in &file.objects {
+            let found = by_name.get(e.file.as_str()).copied().or_else(|| {
+                by_base
+                    .get(&base_name(&e.file).to_ascii_lowercase())
+                    .copied()
+            });
+            let Some(f) = found else {
+                objects.push(vec![[0, 0]]);
+                continue;
+            };
+            used.push(f.name.as_str());
+            let parts = parsed.entry(f.name.clone()).or_insert_with(|| {
+                match mesh::load_assembly(&f.name, &f.bytes) {
+                    Ok(a) => {
+                        for m in &a.meshes {
+                            plan.distinct[0] += m.triangles.len() as u64;
+                            plan.distinct[1] += m.positions.len() as u64;
+                        }
+                        a.parts
+                            .iter()
+                            .filter_map(|p| a.meshes.get(p.mesh))
+                            .map(|m| [m.triangles.len() as u64, m.positions.len() as u64])
+                            .collect()
+                    }
+                    Err(_) => vec![[0, 0]],
+                }
+            });
+            objects.push(parts.clone());
+        }
+        plan.scenes.push((sf.name.clone(), objects));
+    }
+    plan.loose_bytes = files
+        .iter()
+        .filter(|f| extension(&f.name) != "json" && !used.contains(&f.name.as_str()))
+        .map(|f| f.bytes.len() as u64)
+        .sum();
+    plan
+}
+
 /// Check settings as the page and the widget send them (JSON), with the CLI's defaults.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -778,6 +848,30 @@ mod tests {
             .filter(|v| ab.contains(&Arc::as_ptr(v)))
             .count();
         assert_eq!((cache.pairs.len(), kept), (2, 1));
+    }
+
+    #[test]
+    fn a_load_plan_counts_what_a_scene_places() {
+        let scene = br#"{"objects": [
+            {"name": "left", "file": "meshes/a.stl"},
+            {"name": "right", "file": "a.stl"},
+            {"name": "gone", "file": "missing.stl"}
+        ]}"#;
+        let files = [
+            file("scene.json", scene.to_vec()),
+            file("a.stl", cube_at(0.0)),
+            file("loose.stl", cube_at(3.0)),
+        ];
+        let plan = plan_load(&files);
+        assert_eq!(
+            plan.scenes,
+            vec![(
+                "scene.json".to_string(),
+                vec![vec![[12, 8]], vec![[12, 8]], vec![[0, 0]]]
+            )]
+        );
+        assert_eq!(plan.distinct, [12, 8]);
+        assert_eq!(plan.loose_bytes, files[2].bytes.len() as u64);
     }
 
     #[test]
