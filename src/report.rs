@@ -45,6 +45,12 @@ pub struct ObjectReport {
     /// Where the object sits in the scene's tree (`cell3/robot`; issue 12), absent at the top.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The object's identifier in its source model (an IFC GlobalId), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// What the object is in its source model (an IFC class), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
     /// Name.
     pub name: String,
     /// Triangle count.
@@ -66,6 +72,12 @@ pub struct PairReport {
     /// `b`'s group in the scene's tree, absent at the top.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_b: Option<String>,
+    /// `a`'s identifier in its source model (an IFC GlobalId), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_a: Option<String>,
+    /// `b`'s identifier in its source model, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_b: Option<String>,
     /// First object's name (scene order).
     pub a: String,
     /// Second object's name.
@@ -96,6 +108,9 @@ pub struct SelfReport {
     /// The object's group in the scene's tree (issue 12), absent at the top.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The object's identifier in its source model, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// Object name.
     pub object: String,
     /// Self-intersection volume in file units³.

@@ -641,8 +641,9 @@ impl WebViewer {
         self.lines_dirty = true;
     }
 
-    /// Objects as JSON: `[{name, group, triangles, closed, units, source_units, translation,
-    /// min, max, colour, hidden}]` (`group`: the path in the scene's tree or `null`;
+    /// Objects as JSON: `[{name, group, id, kind, triangles, closed, units, source_units,
+    /// translation, min, max, colour, hidden}]` (`group`: the path in the scene's tree or
+    /// `null`; `id`, `kind`: the source model's identifier and class (IFC GlobalId and class);
     /// `units`: the unit of the numbers, `source_units`: what the file declared).
     pub fn objects(&self) -> Result<String, JsError> {
         let v: Vec<serde_json::Value> = self
@@ -658,6 +659,8 @@ impl WebViewer {
                 serde_json::json!({
                     "name": o.name,
                     "group": o.group,
+                    "id": o.id,
+                    "kind": o.kind,
                     "triangles": o.mesh.triangles.len(),
                     "closed": o.is_closed(),
                     "units": o.units,

@@ -803,3 +803,46 @@ fn validation_of_a_converted_mesh_matches_the_scaled_file() {
     // The placement given to add_assembly is already in the scene unit.
     assert!((o.aabb().min.x - 1.0).abs() < 1e-6);
 }
+
+#[test]
+fn scene_file_ids_and_kinds_reach_the_report() {
+    // As the page's IFC reader writes them: GlobalId and class per product.
+    let file = SceneFile::parse(
+        br#"{"units": "m", "objects": [
+        {"name": "m/Level 0/Wall A", "file": "w.stl", "group": "m/Level 0", "id": "2O2Fr$t4X7Zf8NOew3FNr2", "kind": "IfcWall"},
+        {"name": "m/Level 0/Column C1", "file": "c.stl", "group": "m/Level 0", "id": "1hOSvn6df7F8_7GcBWlRGQ", "kind": "IfcColumn"}]}"#,
+    )
+    .unwrap();
+    let files = vec![
+        (
+            "w.stl",
+            write_stl_binary(&box_at([0.0, 0.0, 0.0], [5.0, 0.2, 3.0])),
+        ),
+        (
+            "c.stl",
+            write_stl_binary(&box_at([1.0, 0.1, 0.0], [1.3, 0.4, 3.0])),
+        ),
+    ];
+    let mm = UnitSettings::convert(Units::Millimetre, Units::Millimetre);
+    let scene = Scene::from_file_with(&file, read_from(files), &mm).unwrap();
+    assert_eq!(scene.objects[1].kind.as_deref(), Some("IfcColumn"));
+    let mut r = check(&scene, &CheckOptions::default()).unwrap();
+    annotate_report(&scene, &mm, &mut r);
+    assert_eq!(r.objects[0].id.as_deref(), Some("2O2Fr$t4X7Zf8NOew3FNr2"));
+    assert_eq!(r.objects[0].kind.as_deref(), Some("IfcWall"));
+    let p = &r.pairs[0];
+    assert_eq!(
+        (p.id_a.as_deref(), p.id_b.as_deref()),
+        (
+            Some("2O2Fr$t4X7Zf8NOew3FNr2"),
+            Some("1hOSvn6df7F8_7GcBWlRGQ")
+        )
+    );
+    // 300 × 100 × 3000 mm, within the pixel-boundary bound (projected perimeter × pixel ×
+    // depth: 800 mm × the pair's pixel × 3000 mm; the 100 mm side is only 8.5 pixels here).
+    let v = p.volume.unwrap();
+    let bound = 800.0 * p.pixel_size.unwrap() * 3000.0;
+    assert!((v - 9e7).abs() < bound, "{v}, bound {bound}");
+    let json = serde_json::to_string(&file).unwrap();
+    assert!(json.contains("\"kind\":\"IfcWall\""), "{json}");
+}

@@ -1320,11 +1320,12 @@ export class LdiClashViewer extends HTMLElement {
       const li = document.createElement("li");
       li.className = `item${i === sel ? " sel" : ""}`;
       li.dataset.name = o.name;
-      li.title = o.group ? `${o.group}/${leafName(o.name, o.group)}` : o.name;
+      li.title = (o.group ? `${o.group}/${leafName(o.name, o.group)}` : o.name) + (o.kind ? `\n${o.kind}` : "") + (o.id ? `\nid ${o.id}` : "");
+      if (o.id) li.dataset.id = o.id;
       li.innerHTML = `<span class="swatch"></span><input type="checkbox" title="visible"><span class="name"></span><span class="muted num"></span><span class="size muted num" title="size of the box (x × y × z) in the scene unit, and the file's unit"></span>`;
       li.querySelector(".swatch").style.background = o.colour;
       li.querySelector(".name").textContent = leafName(o.name, o.group);
-      li.querySelector(".muted").textContent = `${o.triangles.toLocaleString()} ▲${o.closed ? "" : " open"}`;
+      li.querySelector(".muted").textContent = `${o.kind ? `${o.kind} · ` : ""}${o.triangles.toLocaleString()} ▲${o.closed ? "" : " open"}`;
       li.querySelector(".size").textContent = sizeText(o, def);
       const cb = li.querySelector("input");
       cb.checked = !o.hidden;
@@ -1441,7 +1442,7 @@ export class LdiClashViewer extends HTMLElement {
       const depth = p.depth !== null && p.depth !== undefined ? ` depth ${len(p.depth)}` : "";
       li.innerHTML = `<span class="hit">●</span><span></span>`;
       li.lastChild.textContent = `${relPath(p.a, p.group_a, key)} ↔ ${relPath(p.b, p.group_b, key)} · ${p.kind}${v}${depth}`;
-      li.title = `${p.a} ↔ ${p.b}`;
+      li.title = `${p.a}${p.id_a ? ` (${p.id_a})` : ""} ↔ ${p.b}${p.id_b ? ` (${p.id_b})` : ""}`;
       li.onclick = () => this._focus(p.overlap_box, [p.a, p.b]);
       bucket(key).push(li);
     }

@@ -210,6 +210,8 @@ pub(crate) async fn check_engine<E: Engine>(
             .iter()
             .map(|o| ObjectReport {
                 group: None,
+                id: None,
+                kind: None,
                 name: o.name.clone(),
                 triangles: o.mesh.triangles.len(),
                 closed: o.is_closed(),
@@ -368,6 +370,8 @@ fn exact_pairs(
             report.pairs.push(PairReport {
                 group_a: None,
                 group_b: None,
+                id_a: None,
+                id_b: None,
                 a: scene.objects[i].name.clone(),
                 b: scene.objects[j].name.clone(),
                 kind: Kind::Exact,
@@ -709,6 +713,8 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
     let mut pair = PairReport {
         group_a: None,
         group_b: None,
+        id_a: None,
+        id_b: None,
         a: a.name.clone(),
         b: b.name.clone(),
         kind: Kind::Surface,
@@ -894,6 +900,7 @@ async fn self_collisions<E: Engine>(
         if let Some(a) = answers.get(&key).copied().flatten() {
             report.self_collisions.push(SelfReport {
                 group: None,
+                id: None,
                 object: scene.objects[k].name.clone(),
                 volume: a.volume * s * s * s,
                 pixels: a.pixels,

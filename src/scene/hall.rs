@@ -193,6 +193,8 @@ impl Hall {
                     file: format!("{mesh_dir}/{}.stl", self.meshes[p.mesh].0),
                     world_from_object: p.world_from_object.to_cols_array(),
                     group: p.name.split_once('_').map(|(cell, _)| cell.to_string()),
+                    id: None,
+                    kind: None,
                 })
                 .collect(),
         }

@@ -5,8 +5,9 @@
 //! `{"objects": [{"name", "file", "world_from_object": [16 floats, column-major]}]}` with
 //! `file` relative to the scene file. `world_from_object` may be omitted (identity).
 //! Issue 12 adds, all optional (old files load unchanged): `units` at the top (the unit of
-//! the file's placements and of its meshes that declare none) and `group` per object (where
-//! the object sits in the tree of the scene, `cell3/robot`).
+//! the file's placements and of its meshes that declare none), and per object `group` (where
+//! the object sits in the tree of the scene, `cell3/robot`), `id` (its identifier in the
+//! source model, an IFC GlobalId) and `kind` (what it is there, an IFC class).
 //!
 //! Assemblies and units (issue 12): a file with several parts ([`LoadedAssembly`]) becomes
 //! one object per part ([`Scene::add_assembly`], [`part_names`]), the parts sharing each
@@ -45,6 +46,10 @@ pub struct Object {
     pub source_units: Units,
     /// Where the object sits in the scene's tree (`cell3/robot`), `None` at the top.
     pub group: Option<String>,
+    /// The object's identifier in its source model (an IFC GlobalId), when it has one.
+    pub id: Option<String>,
+    /// What the object is in its source model (an IFC class such as `IfcWall`).
+    pub kind: Option<String>,
     /// Validation of the mesh (closedness does not change with the transform).
     pub validation: Validation,
     world_from_object: DMat4,
@@ -169,6 +174,13 @@ pub struct SceneEntry {
     /// Where the object sits in the scene's tree, `a/b/c` (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The object's identifier in its source model, e.g. an IFC GlobalId (optional; carried
+    /// into the report).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// What the object is in its source model, e.g. its IFC class `IfcWall` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 fn identity16() -> [f64; 16] {
@@ -566,7 +578,12 @@ impl Scene {
         // World geometry of every object (in parallel natively: a hall has thousands).
         let make = |(e, prepared): &(&SceneEntry, Arc<PreparedFile>)| {
             let m = conjugate(&DMat4::from_cols_array(&e.world_from_object), k_place);
-            prepared_objects(&e.name, e.group.as_deref(), prepared, &m)
+            let mut objects = prepared_objects(&e.name, e.group.as_deref(), prepared, &m)?;
+            if let [o] = objects.as_mut_slice() {
+                o.id = e.id.clone();
+                o.kind = e.kind.clone();
+            }
+            Ok(objects)
         };
         #[cfg(not(target_arch = "wasm32"))]
         let objects: Vec<Result<Vec<Object>, SceneError>> = {
@@ -645,6 +662,8 @@ fn new_object(
         units,
         source_units: units,
         group: None,
+        id: None,
+        kind: None,
         validation,
         world_from_object,
         world: Arc::new(world),

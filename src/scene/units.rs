@@ -36,25 +36,28 @@ impl UnitSettings {
 }
 
 /// Adds to a report what the scene knows and the check does not: each object's and pair's
-/// `group` (where the parts sit in the scene's tree), the scene unit when units were
+/// `group` (where the parts sit in the scene's tree) and `id` (the source model's identifier,
+/// an IFC GlobalId; objects also get their `kind`, an IFC class), the scene unit when units were
 /// converted (`scene_units`: volumes are in its cube, depths and sizes in it), and a warning
 /// when objects of different declared units were checked without converting them.
 pub fn annotate_report(scene: &Scene, settings: &UnitSettings, report: &mut Report) {
-    let group_of = |name: &str| {
-        scene
-            .find(name)
-            .and_then(|i| scene.objects.get(i))
-            .and_then(|o| o.group.clone())
-    };
+    let object = |name: &str| scene.find(name).and_then(|i| scene.objects.get(i));
+    let group_of = |name: &str| object(name).and_then(|o| o.group.clone());
+    let id_of = |name: &str| object(name).and_then(|o| o.id.clone());
     for o in &mut report.objects {
         o.group = group_of(&o.name);
+        o.id = id_of(&o.name);
+        o.kind = object(&o.name).and_then(|x| x.kind.clone());
     }
     for p in &mut report.pairs {
         p.group_a = group_of(&p.a);
         p.group_b = group_of(&p.b);
+        p.id_a = id_of(&p.a);
+        p.id_b = id_of(&p.b);
     }
     for s in &mut report.self_collisions {
         s.group = group_of(&s.object);
+        s.id = id_of(&s.object);
     }
     match settings.scene {
         Some(unit) => report.scene_units = Some(unit.to_string()),
