@@ -165,14 +165,26 @@ async function sceneOf(ifc, model, name) {
 self.onmessage = async (event) => {
   const { id, name, buffer } = event.data;
   try {
+    const bytes = new Uint8Array(buffer);
+    // An IFC file is STEP text with an IFC schema in its header: say so plainly rather than
+    // hand web-ifc something else.
+    const head = new TextDecoder("latin1").decode(bytes.subarray(0, 64 * 1024));
+    if (!/^\s*ISO-10303-21\s*;/.test(head) || !/FILE_SCHEMA\s*\(\s*\(\s*'IFC/i.test(head)) {
+      throw new Error(`${name}: not an IFC file (an IFC file starts with ISO-10303-21; and names an IFC schema in FILE_SCHEMA); export it as IFC2X3, IFC4 or IFC4X3`);
+    }
     const ifc = await load();
-    const model = ifc.OpenModel(new Uint8Array(buffer), { COORDINATE_TO_ORIGIN: false });
-    if (model < 0) throw new Error(`${name}: web-ifc could not open it as IFC`);
     let files;
     try {
-      files = await sceneOf(ifc, model, name);
-    } finally {
-      ifc.CloseModel(model);
+      const model = ifc.OpenModel(bytes, { COORDINATE_TO_ORIGIN: false });
+      if (model < 0) throw new Error("it did not open");
+      try {
+        files = await sceneOf(ifc, model, name);
+      } finally {
+        ifc.CloseModel(model);
+      }
+    } catch (err) {
+      const why = String(err?.message ?? err);
+      throw new Error(why.startsWith(name) ? why : `${name}: web-ifc could not read it (${why})`);
     }
     self.postMessage({ id, ok: true, files }, files.map((f) => f.buffer));
   } catch (err) {

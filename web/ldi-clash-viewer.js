@@ -885,7 +885,7 @@ export class LdiClashViewer extends HTMLElement {
     this._refreshLists();
     this._renderResults();
     this._redraw();
-    this._scheduleCheck();
+    if (JSON.parse(this.viewer.objects()).length) this._scheduleCheck();
   }
 
   /** The scene unit's symbol ("mm"), or "" when files keep their own numbers. */

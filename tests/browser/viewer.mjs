@@ -481,7 +481,9 @@ const webgpuTests = [
         await new Promise((r) => setTimeout(r, 200));
         return Object.fromEntries([...v.shadowRoot.querySelectorAll('[data-out="objects"] li.item')].map((li) => [li.dataset.name, li.querySelector(".size").textContent]));
       });
-      if (metres.cube !== "1 × 1 × 1 m (file: m)" || metres["cube (2)"] !== "0.001 × 0.001 × 0.001 m (file: mm)") {
+      const bunnyM = nums(metres.bunny ?? "");
+      const bunnyOk = metres.bunny?.endsWith(" m (file: no unit, taken as mm)") && bunnyM.length === 3 && bunnyM.every((x, k) => Math.abs(x * 1000 - got[k]) < 0.01 * got[k]);
+      if (metres.cube !== "1 × 1 × 1 m" || metres["cube (2)"] !== "0.001 × 0.001 × 0.001 m (file: mm)" || !bunnyOk) {
         throw new Error(`in metres: ${JSON.stringify(metres)}`);
       }
       const missing = Object.entries(rows).filter(([, t]) => !/ × .* × /.test(t));

@@ -7,7 +7,8 @@ only: run `python3 tests/data/assemblies/make_fixtures.py` from the repository r
   into `base` (a volume clash of 0.1 x 0.1 x 0.01 m = 1e-4 m^3 = 100 000 mm^3); `link_2` hangs
   above, clear; `fixture` stands apart.
 - `jig.3mf`: a jig in millimetres: object `fixture` = a plate and two bolts (one mesh, two
-  components) cutting 5 mm into the plate (10 x 10 x 5 = 500 mm^3 each), built twice (two build items).
+  components) cutting 5 mm into the plate (10 x 10 x 5 = 500 mm^3 each), built twice (two build
+  items, at x = 3000 mm: clear of the cell when both files are loaded).
 - `mixed/fixture.gltf` (a 20 mm cube, written in metres) and `mixed/part.stl` (a 20 mm cube at
   x = 10 mm, millimetres, no unit in the file): converted to one unit they overlap by
   10 x 20 x 20 = 4000 mm^3; taken at their numbers they are 1000x apart.
@@ -91,8 +92,8 @@ def threemf(path):
         '<component objectid="2" transform="1 0 0 0 1 0 0 0 1 70 70 0"/>'
         "</components></object>"
         "</resources><build>"
-        '<item objectid="3"/>'
-        '<item objectid="3" transform="1 0 0 0 1 0 0 0 1 0 150 0"/>'
+        '<item objectid="3" transform="1 0 0 0 1 0 0 0 1 3000 0 0"/>'
+        '<item objectid="3" transform="1 0 0 0 1 0 0 0 1 3000 150 0"/>'
         "</build></model>"
     )
     content_types = (
