@@ -28,6 +28,14 @@ use crate::viewer::{
     DisplaySettings, InputFile, LdiMode, SegmentCache, Segments, Session,
 };
 
+/// Meshes with fewer triangles than this are always drawn in full.
+const LOD_MIN_TRIANGLES: usize = 4096;
+/// Cells per box edge of the coarse meshes ([`crate::viewer::lod`]).
+const LOD_CELLS: u32 = 24;
+/// Objects whose bounding sphere is smaller than this radius on screen (pixels) are drawn
+/// coarse.
+const LOD_PIXELS: f32 = 60.0;
+
 /// The crate version.
 #[wasm_bindgen]
 pub fn version() -> String {
@@ -342,11 +350,12 @@ pub struct WebViewer {
     ldi_mode: LdiMode,
     ldi_resolution: u32,
     geometry_dirty: bool,
-    placements_dirty: bool,
     /// The GPU mesh slot each object draws (objects sharing a mesh share a slot).
     mesh_slots: Vec<usize>,
     /// Meshes too large to draw, in words.
     draw_note: Option<String>,
+    /// Draw objects small on screen with coarse meshes.
+    lod: bool,
     lines_dirty: bool,
     drag: Option<Drag>,
     anim: Option<crate::sim::Animation>,
@@ -487,9 +496,9 @@ impl WebViewer {
             ldi_mode: LdiMode::Off,
             ldi_resolution: 128,
             geometry_dirty: true,
-            placements_dirty: true,
             mesh_slots: Vec::new(),
             draw_note: None,
+            lod: true,
             lines_dirty: true,
             drag: None,
             anim: None,
@@ -515,6 +524,12 @@ impl WebViewer {
             Some(d) => format!("{}; {d}", self.gpu_note),
             None => self.gpu_note.clone(),
         }
+    }
+
+    /// Draw objects that are small on screen with a coarse copy of their mesh (on by
+    /// default; drawing only, checks use the full meshes).
+    pub fn set_lod(&mut self, on: bool) {
+        self.lod = on;
     }
 
     /// Bytes of mesh geometry on the GPU for drawing (each distinct mesh once).
@@ -733,7 +748,7 @@ impl WebViewer {
     }
 
     fn moved(&mut self) {
-        self.placements_dirty = true;
+        // Placements are sent to the renderer every frame.
         self.lines_dirty = true;
     }
 
@@ -1030,7 +1045,8 @@ impl WebViewer {
     pub fn render(&mut self) -> Result<(), JsError> {
         if self.geometry_dirty {
             self.upload_geometry();
-        } else if self.placements_dirty {
+        } else {
+            // Every frame: the camera decides which objects are drawn coarse.
             self.update_placements();
         }
         if self.lines_dirty {
@@ -1212,7 +1228,6 @@ impl WebViewer {
     /// the objects' placements.
     fn upload_geometry(&mut self) {
         self.geometry_dirty = false;
-        self.placements_dirty = true;
         let Some(g) = &mut self.gfx else { return };
         let mut slot_of: std::collections::HashMap<*const crate::mesh::Mesh, usize> =
             std::collections::HashMap::new();
@@ -1244,6 +1259,23 @@ impl WebViewer {
                         &o.mesh.triangles,
                     );
                 }
+                // A coarse copy for when the object is small on screen (drawing only; none
+                // for a mesh that is not drawn at all).
+                let coarse = if o.mesh.triangles.len() >= LOD_MIN_TRIANGLES && bytes <= max {
+                    crate::viewer::lod::cluster_decimate(&o.mesh, LOD_CELLS)
+                } else {
+                    None
+                };
+                match coarse {
+                    Some(c) => g.renderer.set_mesh_lod(
+                        &g.device,
+                        &g.queue,
+                        next,
+                        &c.positions,
+                        &c.triangles,
+                    ),
+                    None => g.renderer.set_mesh_lod(&g.device, &g.queue, next, &[], &[]),
+                }
                 next
             });
             self.mesh_slots.push(slot);
@@ -1258,19 +1290,28 @@ impl WebViewer {
         self.update_placements();
     }
 
-    /// Tell the renderer where each object is (cheap: a matrix per object).
+    /// Tell the renderer where each object is and whether it is small enough on screen to be
+    /// drawn coarse (cheap: a matrix and a box test per object; done every frame).
     fn update_placements(&mut self) {
-        self.placements_dirty = false;
         let Some(g) = &mut self.gfx else { return };
+        let eye = self.camera.eye();
+        // Pixels per unit of length at distance 1.
+        let scale = self.size.y * 0.5 / (self.camera.fov_y * 0.5).tan();
         let instances = self
             .session
             .scene
             .objects
             .iter()
             .zip(&self.mesh_slots)
-            .map(|(o, &mesh)| Instance {
-                mesh,
-                world_from_object: o.world_from_object().as_mat4(),
+            .map(|(o, &mesh)| {
+                let b = o.aabb();
+                let radius = (b.max - b.min).length() * 0.5;
+                let distance = ((b.min + b.max) * 0.5 - eye).length().max(1e-9);
+                Instance {
+                    mesh,
+                    world_from_object: o.world_from_object().as_mat4(),
+                    coarse: self.lod && radius / distance * scale < LOD_PIXELS,
+                }
             })
             .collect();
         g.renderer.set_instances(instances);

@@ -128,6 +128,7 @@ fn draw_with(
             instances.push(Instance {
                 mesh: slot,
                 world_from_object: o.world_from_object().as_mat4(),
+                coarse: false,
             });
         } else {
             r.set_mesh(
@@ -154,6 +155,20 @@ fn draw_with(
     let mut edges = Vec::new();
     segment_vertices(&segments.pairs, EDGE_RED, &mut edges);
     r.set_edges(&device, &queue, &edges);
+    let frame = read_frame(&device, &queue, &mut r, camera, &styles, display);
+    Some((frame, segments.pairs.len()))
+}
+
+/// Draw with `r` into a `SIZE`² texture and read the pixels back.
+fn read_frame(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    r: &mut Renderer,
+    camera: &OrbitCamera,
+    styles: &[ObjectStyle],
+    display: &Display,
+) -> Frame {
+    let format = wgpu::TextureFormat::Rgba8Unorm;
     let texture = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("target"),
         size: wgpu::Extent3d {
@@ -169,15 +184,7 @@ fn draw_with(
         view_formats: &[],
     });
     let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-    r.draw(
-        &device,
-        &queue,
-        &view,
-        (SIZE, SIZE),
-        camera,
-        &styles,
-        display,
-    );
+    r.draw(device, queue, &view, (SIZE, SIZE), camera, styles, display);
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback"),
         size: u64::from(SIZE * SIZE * 4),
@@ -212,7 +219,7 @@ fn draw_with(
         })
         .unwrap();
     let rgba = buffer.slice(..).get_mapped_range().unwrap().to_vec();
-    Some((Frame { rgba }, segments.pairs.len()))
+    Frame { rgba }
 }
 
 fn scene(gap: f32, occluder: bool) -> Session {
@@ -363,4 +370,76 @@ fn instances_draw_like_world_geometry_with_each_mesh_uploaded_once() {
         "{differing} of {drawn} drawn pixels differ"
     );
     assert_eq!(world.red_count() > 0, inst.red_count() > 0);
+}
+
+#[test]
+fn coarse_instances_draw_the_coarse_mesh_and_only_they() {
+    let _g = lock();
+    let Some((device, queue)) = device() else {
+        return;
+    };
+    // Slot 0: a box as the full mesh and a smaller box as its coarse mesh (a stand-in that
+    // is easy to tell apart on screen).
+    let full = cuboid(Vec3::ZERO, Vec3::new(1.0, 1.0, 1.0));
+    let small = cuboid(Vec3::splat(0.25), Vec3::splat(0.75));
+    let mut s = Session::new();
+    let out = s.load(&[InputFile {
+        name: "box.stl".into(),
+        bytes: stl(Vec3::ZERO, Vec3::ONE),
+    }]);
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let cam = camera(&s);
+    let styles = [ObjectStyle {
+        color: palette(0),
+        tint: 0.0,
+        selected: false,
+        ghost: false,
+        visible: true,
+    }];
+    let frame =
+        |mesh: &ldiclash::mesh::Mesh, coarse: Option<&ldiclash::mesh::Mesh>, draw_coarse: bool| {
+            let mut r = Renderer::new(&device, wgpu::TextureFormat::Rgba8Unorm);
+            r.set_mesh(&device, &queue, 0, &mesh.positions, &mesh.triangles);
+            if let Some(c) = coarse {
+                r.set_mesh_lod(&device, &queue, 0, &c.positions, &c.triangles);
+            }
+            r.set_instances(vec![Instance {
+                mesh: 0,
+                world_from_object: glam::Mat4::IDENTITY,
+                coarse: draw_coarse,
+            }]);
+            read_frame(&device, &queue, &mut r, &cam, &styles, &Display::default())
+        };
+    let drawn = |f: &Frame| {
+        f.rgba
+            .chunks_exact(4)
+            .filter(|p| p[0] < 200 || p[1] < 200)
+            .count()
+    };
+    let same = |a: &Frame, b: &Frame| {
+        a.rgba
+            .chunks_exact(4)
+            .zip(b.rgba.chunks_exact(4))
+            .all(|(x, y)| x.iter().zip(y.iter()).all(|(u, v)| u.abs_diff(*v) <= 2))
+    };
+    let big = frame(&full, None, false);
+    let little = frame(&small, None, false);
+    assert!(
+        drawn(&little) * 2 < drawn(&big),
+        "{} vs {} pixels",
+        drawn(&little),
+        drawn(&big)
+    );
+    // Marked coarse: the coarse mesh; not marked: the full one; marked without a coarse
+    // mesh: the full one.
+    assert!(same(&frame(&full, Some(&small), true), &little));
+    assert!(same(&frame(&full, Some(&small), false), &big));
+    assert!(same(&frame(&full, None, true), &big));
+    // Both meshes count as GPU bytes.
+    let mut r = Renderer::new(&device, wgpu::TextureFormat::Rgba8Unorm);
+    r.set_mesh(&device, &queue, 0, &full.positions, &full.triangles);
+    r.set_mesh_lod(&device, &queue, 0, &small.positions, &small.triangles);
+    assert_eq!(r.mesh_bytes(), 2 * (8 * 12 + 12 * 12));
+    r.set_mesh_lod(&device, &queue, 0, &[], &[]);
+    assert_eq!(r.mesh_bytes(), 8 * 12 + 12 * 12);
 }

@@ -5,6 +5,7 @@
 //! natively; `web_api.rs` wraps this for JavaScript and `render` draws it with wgpu.
 
 pub mod camera;
+pub mod lod;
 pub mod pick;
 #[cfg(feature = "gpu")]
 pub mod render;

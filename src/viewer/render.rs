@@ -73,6 +73,9 @@ pub struct Instance {
     pub mesh: usize,
     /// The object's placement (column-major, like `Object::world_from_object`).
     pub world_from_object: glam::Mat4,
+    /// Draw the slot's coarse mesh ([`Renderer::set_mesh_lod`]) where it has one: the object
+    /// is small on screen.
+    pub coarse: bool,
 }
 
 /// A line or point vertex.
@@ -158,6 +161,7 @@ pub struct Renderer {
     points: wgpu::RenderPipeline,
     depth: Option<(wgpu::Texture, wgpu::TextureView, (u32, u32))>,
     meshes: Vec<Option<GpuMesh>>,
+    coarse: Vec<Option<GpuMesh>>,
     instances: Vec<Instance>,
     edges: LineSet,
     boxes: LineSet,
@@ -363,6 +367,7 @@ impl Renderer {
             points,
             depth: None,
             meshes: Vec::new(),
+            coarse: Vec::new(),
             instances: Vec::new(),
             edges: LineSet::empty(),
             boxes: LineSet::empty(),
@@ -423,6 +428,7 @@ impl Renderer {
         if let Some(m) = &self.meshes[index] {
             if m.vertices.size() == vbytes.len() as u64 && m.indices.size() == ibytes.len() as u64 {
                 queue.write_buffer(&m.vertices, 0, vbytes);
+                queue.write_buffer(&m.indices, 0, ibytes);
                 return;
             }
         }
@@ -446,6 +452,23 @@ impl Renderer {
     /// Keep only the first `n` mesh slots.
     pub fn truncate_meshes(&mut self, n: usize) {
         self.meshes.truncate(n);
+        self.coarse.truncate(n);
+    }
+
+    /// Upload (or clear, with empty slices) the coarse mesh of slot `index`, drawn for
+    /// instances marked `coarse` ([`crate::viewer::lod`]).
+    pub fn set_mesh_lod(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        index: usize,
+        positions: &[Vec3],
+        triangles: &[[u32; 3]],
+    ) {
+        // Reuse set_mesh's upload on a scratch slot list.
+        std::mem::swap(&mut self.meshes, &mut self.coarse);
+        self.set_mesh(device, queue, index, positions, triangles);
+        std::mem::swap(&mut self.meshes, &mut self.coarse);
     }
 
     /// Object `k` draws mesh slot `instances[k].mesh` at `instances[k].world_from_object`
@@ -455,10 +478,12 @@ impl Renderer {
         self.instances = instances;
     }
 
-    /// Bytes of mesh geometry on the GPU (vertex and index buffers of every slot).
+    /// Bytes of mesh geometry on the GPU (vertex and index buffers of every slot and coarse
+    /// mesh).
     pub fn mesh_bytes(&self) -> u64 {
         self.meshes
             .iter()
+            .chain(&self.coarse)
             .flatten()
             .map(|m| m.vertices.size() + m.indices.size())
             .sum()
@@ -618,8 +643,11 @@ impl Renderer {
             let mesh_pass = |pass: &mut wgpu::RenderPass<'_>, ghost: bool| {
                 for (k, s) in styles.iter().take(n as usize).enumerate() {
                     let slot = self.instances.get(k).map_or(k, |i| i.mesh);
-                    let Some(Some(m)) = self.meshes.get(slot) else {
-                        continue;
+                    let coarse = self.instances.get(k).is_some_and(|i| i.coarse);
+                    let m = match (coarse, self.coarse.get(slot), self.meshes.get(slot)) {
+                        (true, Some(Some(c)), _) => c,
+                        (_, _, Some(Some(m))) => m,
+                        _ => continue,
                     };
                     if !s.visible || s.ghost != ghost {
                         continue;

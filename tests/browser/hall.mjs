@@ -4,9 +4,11 @@
 // written by `ldiclash hall`, loaded from its scene.json URL (`/?scene=…`) with drawing on
 // WebGPU (SwiftShader) and checks on the CPU in the worker. Prints one table row per hall:
 //
-//   load (fetch, parse, upload: ms, MB), first check (ms), re-check after one part moved (ms),
-//   page and worker wasm memory (MB), GPU mesh bytes (MB), orbit frames while the re-check
-//   runs (median ms per frame, frames per second), what the page said before loading.
+//   load (fetch, parse, upload: ms, MB), first check (ms, while the page orbits), re-check
+//   after one part moved (ms), page and worker wasm memory (MB), GPU mesh bytes (MB), orbit
+//   frames while the first check and the re-check run, and idle with coarse meshes for
+//   small objects, with every triangle, and with nothing drawn (median ms per frame, frames
+//   per second), what the page said before loading.
 //
 // and fails when the hall does not load and check within the budget (VIEWER_TIMEOUT_MS,
 // default 600 000 per hall) or the check finds no clash (every robot cell has some).
@@ -55,6 +57,7 @@ function writeHall(name, cols, rows) {
 }
 
 const MB = (b) => (b / 1e6).toFixed(0);
+const fps = (ms) => `${ms.toFixed(0)} ms (${(1000 / ms).toFixed(1)} fps)`;
 
 async function measure(browser, name) {
   const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
@@ -64,14 +67,39 @@ async function measure(browser, name) {
     if (msg.type() === "error") problems.push(`console.error: ${msg.text()}`);
   });
   await page.addInitScript(() => {
-    window.hallLog = { phases: {}, clashes: [] };
+    window.hallLog = { phases: {}, started: {}, clashes: [] };
     document.addEventListener("phase", (e) => {
       if (e.detail.state === "end") window.hallLog.phases[e.detail.phase] = e.detail;
+      if (e.detail.state === "start") window.hallLog.started[e.detail.phase] = performance.now();
     });
     document.addEventListener("clash", (e) => window.hallLog.clashes.push({ t: performance.now(), pairs: e.detail.pairs.length, self: e.detail.self.length, total: e.detail.timings_ms?.total, cached: e.detail.stats?.cached_pairs }));
   });
   const t0 = Date.now();
   await page.goto(`/?scene=hall/${name}/scene.json&backend=cpu`, { timeout: TIMEOUT_MS });
+  // Orbit while the worker runs the first check (from when the meshes are on the GPU until the
+  // first report): one small rotation and a frame per animation frame, as a drag does.
+  await page.waitForFunction(() => window.hallLog.phases.upload || window.hallLog.clashes.length > 0 || document.getElementById("error").textContent, null, { timeout: TIMEOUT_MS, polling: 100 });
+  const during = await page.evaluate(async (timeout) => {
+    const v = document.querySelector("ldi-clash-viewer");
+    const frames = [];
+    const t = performance.now();
+    let last = t;
+    let checking = 0;
+    while (window.hallLog.clashes.length === 0 && !document.getElementById("error").textContent && performance.now() - t < timeout) {
+      await new Promise((r) => requestAnimationFrame(r));
+      v.viewer.orbit(2, 0);
+      v.viewer.render();
+      const now = performance.now();
+      // Count only frames while the check runs (its start event came before the frame began).
+      if (window.hallLog.started.check !== undefined && window.hallLog.started.check <= last) {
+        frames.push(now - last);
+        checking = now - Math.max(window.hallLog.started.check, t);
+      }
+      last = now;
+    }
+    frames.sort((a, b) => a - b);
+    return { frames: frames.length, ms: checking, median: frames[Math.floor(frames.length / 2)] ?? 0, p90: frames[Math.floor(frames.length * 0.9)] ?? 0 };
+  }, TIMEOUT_MS);
   await page.waitForFunction(() => window.hallLog.clashes.length > 0 || document.getElementById("error").textContent, null, { timeout: TIMEOUT_MS, polling: 500 });
   const first = await page.evaluate(async () => {
     const v = document.querySelector("ldi-clash-viewer");
@@ -91,7 +119,8 @@ async function measure(browser, name) {
   });
   if (first.error) throw new Error(`${name}: the page failed: ${first.error}`);
   const firstClash = first.log.clashes[0];
-  // Move one part (the first cell's bunny) and orbit while the worker checks again.
+  // Move one part (the first cell's bunny) and orbit while the worker checks again (a
+  // re-check may end within a few frames).
   const moved = await page.evaluate(async () => {
     const v = document.querySelector("ldi-clash-viewer");
     const o = JSON.parse(v.viewer.objects()).find((x) => /bunny_b$/.test(x.name)) ?? JSON.parse(v.viewer.objects())[0];
@@ -115,26 +144,38 @@ async function measure(browser, name) {
     frames.sort((a, b) => a - b);
     return { object: o.name, recheck: clash.t - t, total: clash.total, cached: clash.cached, frames: frames.length, median: frames[Math.floor(frames.length / 2)] ?? 0, p90: frames[Math.floor(frames.length * 0.9)] ?? 0 };
   });
-  // Orbit when nothing else runs.
-  const idle = await page.evaluate(async () => {
-    const v = document.querySelector("ldi-clash-viewer");
-    const frames = [];
-    let last = performance.now();
-    for (let k = 0; k < 20; k++) {
+  // Orbit when nothing else runs: with coarse meshes for small objects (the default), with
+  // every triangle drawn, and with every object hidden (what a frame costs the browser and
+  // its GPU with nothing to draw).
+  const orbit = (lod, hide = false) =>
+    page.evaluate(async ([lod, hide]) => {
+      const v = document.querySelector("ldi-clash-viewer");
+      const n = JSON.parse(v.viewer.objects()).length;
+      for (let i = 0; i < n && hide; i++) v.viewer.set_hidden(i, true);
+      v.viewer.set_lod(lod);
+      const frames = [];
       await new Promise((r) => requestAnimationFrame(r));
-      v.viewer.orbit(4, 0);
-      v.viewer.render();
-      const now = performance.now();
-      frames.push(now - last);
-      last = now;
-    }
-    frames.sort((a, b) => a - b);
-    return frames[10];
-  });
+      let last = performance.now();
+      for (let k = 0; k < 20; k++) {
+        v.viewer.orbit(4, 0);
+        v.viewer.render();
+        await new Promise((r) => requestAnimationFrame(r));
+        const now = performance.now();
+        frames.push(now - last);
+        last = now;
+      }
+      v.viewer.set_lod(true);
+      for (let i = 0; i < n && hide; i++) v.viewer.set_hidden(i, false);
+      frames.sort((a, b) => a - b);
+      return frames[10];
+    }, [lod, hide]);
+  const idle = await orbit(true);
+  const full = await orbit(false);
+  const empty = await orbit(true, true);
   await page.close();
   if (problems.length) throw new Error(problems.join("\n"));
   const ph = first.log.phases;
-  return { name, wall: Date.now() - t0, first, firstClash, ph, moved, idle };
+  return { name, wall: Date.now() - t0, first, firstClash, ph, during, moved, idle, full, empty };
 }
 
 async function main() {
@@ -163,9 +204,10 @@ async function main() {
         const bytes = statSync(path.join(OUT, dir, "scene.json")).size;
         if (!(r.firstClash.pairs > 0)) throw new Error(`${label}: the first check found no clash`);
         rows.push(
-          `| ${label} (${dir}) | ${r.first.objects} | ${(r.first.triangles / 1e6).toFixed(2)} M | ${r.ph.fetch?.ms.toFixed(0)} ms, ${MB(r.ph.fetch?.bytes ?? 0)} MB | ${r.ph.parse?.ms.toFixed(0)} ms | ${r.ph.upload?.ms.toFixed(0)} ms, ${MB(r.first.gpu)} MB | ${r.ph.check?.ms.toFixed(0)} ms (${r.firstClash.pairs} pairs, ${r.firstClash.self} self) | ${r.moved.recheck.toFixed(0)} ms (${r.moved.cached} pairs from memory) | ${MB(r.first.page)} / ${MB(r.first.worker)} MB | ${r.moved.median.toFixed(0)} ms (${(1000 / r.moved.median).toFixed(1)} fps), idle ${r.idle.toFixed(0)} ms (${(1000 / r.idle).toFixed(1)} fps) |`,
+          `| ${label} (${dir}) | ${r.first.objects} | ${(r.first.triangles / 1e6).toFixed(2)} M | ${r.ph.fetch?.ms.toFixed(0)} ms, ${MB(r.ph.fetch?.bytes ?? 0)} MB | ${r.ph.parse?.ms.toFixed(0)} ms | ${r.ph.upload?.ms.toFixed(0)} ms, ${MB(r.first.gpu)} MB | ${r.ph.check?.ms.toFixed(0)} ms (${r.firstClash.pairs} pairs, ${r.firstClash.self} self) | ${r.moved.recheck.toFixed(0)} ms (${r.moved.cached} pairs from memory) | ${MB(r.first.page)} / ${MB(r.first.worker)} MB | ${fps(r.during.median)} | ${fps(r.moved.median)} | ${fps(r.idle)} | ${fps(r.full)} | ${fps(r.empty)} |`,
         );
         console.log(`ok   - ${label}: loaded and checked in ${(r.wall / 1000).toFixed(1)} s (scene.json ${bytes} bytes, ${r.first.groups} groups in the object list)${r.first.warn ? `; the page said: ${r.first.warn}` : ""}${r.first.notes ? `; notes: ${r.first.notes}` : ""}`);
+        console.log(`       orbit during the first check: ${r.during.frames} frames over ${(r.during.ms / 1000).toFixed(1)} s, median ${r.during.median.toFixed(0)} ms, 90th percentile ${r.during.p90.toFixed(0)} ms`);
         console.log(`       orbit during the re-check: ${r.moved.frames} frames, median ${r.moved.median.toFixed(0)} ms, 90th percentile ${r.moved.p90.toFixed(0)} ms; moved ${r.moved.object}; GPU max buffer ${MB(r.first.gpuMax)} MB`);
       } catch (err) {
         failed++;
@@ -177,8 +219,8 @@ async function main() {
     await server.close();
   }
   console.log("");
-  console.log("| hall | objects | triangles | fetch | parse | upload (GPU meshes) | first check | re-check after a move | wasm memory page / worker | orbit frame during the re-check |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  console.log("| hall | objects | triangles | fetch | parse | upload (GPU meshes) | first check | re-check after a move | wasm memory page / worker | orbit frame during the first check | orbit frame during the re-check | orbit frame, idle | orbit frame, idle, every triangle | orbit frame, idle, nothing drawn |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) console.log(r);
   process.exit(failed ? 1 : 0);
 }
