@@ -618,7 +618,12 @@ mod tests {
         let mut pts: Vec<DVec3> = w.positions.iter().map(|p| p.as_dvec3()).collect();
         for t in &w.triangles {
             let [a, b, c] = t.map(|i| w.positions[i as usize].as_dvec3());
-            pts.extend([(a + b) / 2.0, (b + c) / 2.0, (c + a) / 2.0, (a + b + c) / 3.0]);
+            pts.extend([
+                (a + b) / 2.0,
+                (b + c) / 2.0,
+                (c + a) / 2.0,
+                (a + b + c) / 3.0,
+            ]);
         }
         let b = o.aabb();
         let (lo, hi) = (b.min.as_dvec3(), b.max.as_dvec3());
@@ -651,14 +656,19 @@ mod tests {
                 .add("a", mesh.clone(), Units::Unknown, turn)
                 .unwrap_or_else(|e| panic!("{e}"));
             scene
-                .add("b", mesh.clone(), Units::Unknown, DMat4::from_translation(d) * turn)
+                .add(
+                    "b",
+                    mesh.clone(),
+                    Units::Unknown,
+                    DMat4::from_translation(d) * turn,
+                )
                 .unwrap_or_else(|e| panic!("{e}"));
             let (a, b) = (&scene.objects[0], &scene.objects[1]);
             let level = level_of(&a.aabb());
-            let base = CoarseMap::build(a, level, true, 256, None, None)
-                .unwrap_or_else(|e| panic!("{e}"));
-            let fresh = CoarseMap::build(b, level, true, 256, None, None)
-                .unwrap_or_else(|e| panic!("{e}"));
+            let base =
+                CoarseMap::build(a, level, true, 256, None, None).unwrap_or_else(|e| panic!("{e}"));
+            let fresh =
+                CoarseMap::build(b, level, true, 256, None, None).unwrap_or_else(|e| panic!("{e}"));
             let moved = base.translated(d, 1e-5);
             let inside_points = samples(b);
             assert!(inside_points.len() > 5_000, "{}", inside_points.len());
