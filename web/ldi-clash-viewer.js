@@ -18,7 +18,7 @@
 // Events:     load (detail: {added, errors, notes}), clash (detail: the report),
 //             error (detail: {message, file?}), frame (detail: an animation frame's report: the
 //             check report plus frame, steps, sim_ms, collision_ms), progress (detail: a check
-//             under way: {phase: start|pairs|self|segments, done, total, backend, software});
+//             under way: {phase: start|coarse|pairs|self|segments, done, total, backend, software});
 //             all bubble and are composed (a page's `error` listener on window sees the
 //             widget's CustomEvents too: only an ErrorEvent is an uncaught exception).
 // Test hooks: _testHooks (loseGpuDevice, killCheckWorker, exhaustWorkerMemory,
@@ -370,6 +370,7 @@ const HTML = `
 `;
 
 const PHASES = {
+  coarse: "coarse occupancy of the objects in overlapping boxes",
   pairs: "LDIs and analyses of the overlapping pairs",
   self: "self-collision of the closed objects",
   segments: "exact intersection segments",

@@ -159,15 +159,15 @@ impl Tally {
     }
 }
 
-/// Run `jobs` on `engine` in batches, reporting progress as `what`.
+/// Run `jobs` on `engine` in batches; after each batch `batch_done(answers so far)` is
+/// called (it reports progress in the caller's units: pairs or objects).
 async fn run_jobs<E: Engine>(
     engine: &E,
     scene: &Scene,
     opts: &CheckOptions,
     jobs: &[RegionJob],
     tally: &mut Tally,
-    progress: &mut dyn FnMut(usize, usize, &str),
-    what: &str,
+    batch_done: &mut dyn FnMut(&[RegionAnswer]),
 ) -> Result<Vec<RegionAnswer>, CheckError> {
     let mut out = Vec::with_capacity(jobs.len());
     let batch = if engine.gpu_method().is_some() {
@@ -176,15 +176,60 @@ async fn run_jobs<E: Engine>(
         BATCH
     };
     for chunk in jobs.chunks(batch) {
-        progress(out.len(), jobs.len(), what);
         let answers = engine.run(scene, opts, chunk).await?;
         for a in &answers {
             tally.add(a);
         }
         out.extend(answers);
+        batch_done(&out);
     }
-    progress(jobs.len(), jobs.len(), what);
     Ok(out)
+}
+
+/// Progress in units of things (pairs, objects) made of jobs: `owner[j]` is job `j`'s thing;
+/// a thing is done once all its jobs are, and `final_round` says whether no more jobs will
+/// follow for it.
+struct Counter {
+    /// Jobs left per thing (`usize::MAX`: none were given yet).
+    left: Vec<usize>,
+    /// Things already done.
+    done: usize,
+    /// All things.
+    total: usize,
+}
+
+impl Counter {
+    fn new(things: usize, total: usize, done: usize) -> Self {
+        Self {
+            left: vec![0; things],
+            done,
+            total,
+        }
+    }
+
+    /// A round of jobs with owners `owners`.
+    fn round(&mut self, owners: &[usize]) {
+        for &o in owners {
+            self.left[o] += 1;
+        }
+    }
+
+    /// Jobs `from..to` of the round finished; `finished(thing)` says whether a thing whose
+    /// jobs are all done is done for good.
+    fn finish(
+        &mut self,
+        owners: &[usize],
+        from: usize,
+        to: usize,
+        finished: impl Fn(usize) -> bool,
+    ) {
+        for &o in &owners[from..to] {
+            self.left[o] -= 1;
+            if self.left[o] == 0 && finished(o) {
+                self.done += 1;
+            }
+        }
+    }
 }
 
 pub(crate) async fn check_engine<E: Engine>(
@@ -449,6 +494,10 @@ async fn image_pairs<E: Engine>(
         }
     };
     let live = |p: &PairState| p.cells.as_ref().is_none_or(|c| !c.is_empty());
+    // Progress counts candidate pairs: remembered, skipped and separated ones are done.
+    let settled = candidates.len() - pairs.iter().filter(|p| live(p)).count();
+    let mut counter = Counter::new(pairs.len(), candidates.len(), settled);
+    progress(counter.done, counter.total, "pairs");
     let mut jobs = Vec::new();
     let mut owners = Vec::new();
     for (k, p) in pairs.iter().enumerate().filter(|(_, p)| live(p)) {
@@ -457,7 +506,19 @@ async fn image_pairs<E: Engine>(
             owners.push(k);
         }
     }
-    let done = run_jobs(engine, scene, opts, &jobs, tally, &mut *progress, "pairs").await?;
+    counter.round(&owners);
+    let mut reported = 0;
+    // A pair is done after its first axes when they found something (or axes are given).
+    let mut found = vec![opts.axes != Axes::Auto; pairs.len()];
+    let done = run_jobs(engine, scene, opts, &jobs, tally, &mut |answers| {
+        for (j, a) in answers.iter().enumerate().skip(reported) {
+            found[owners[j]] |= a.volume.is_some() || a.contact.is_some();
+        }
+        counter.finish(&owners, reported, answers.len(), |k| found[k]);
+        reported = answers.len();
+        progress(counter.done, counter.total, "pairs");
+    })
+    .await?;
     for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
         let p = &mut pairs[*k];
         merge_axis(&mut p.acc, job.axis, p.volume, a);
@@ -475,12 +536,20 @@ async fn image_pairs<E: Engine>(
                 }
             }
         }
-        let done = run_jobs(engine, scene, opts, &jobs, tally, progress, "pairs").await?;
+        counter.round(&owners);
+        let mut reported = 0;
+        let done = run_jobs(engine, scene, opts, &jobs, tally, &mut |answers| {
+            counter.finish(&owners, reported, answers.len(), |_| true);
+            reported = answers.len();
+            progress(counter.done, counter.total, "pairs");
+        })
+        .await?;
         for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
             let p = &mut pairs[*k];
             merge_axis(&mut p.acc, job.axis, p.volume, a);
         }
     }
+    progress(counter.total, counter.total, "pairs");
     for p in &pairs {
         let (a, b) = (&scene.objects[p.i], &scene.objects[p.j]);
         let answer = classify(a, b, &p.acc, p.volume);
@@ -851,7 +920,22 @@ async fn self_collisions<E: Engine>(
             owners.push(key);
         }
     }
-    let done = run_jobs(engine, scene, opts, &jobs, tally, progress, "self").await?;
+    // Progress counts objects: open ones and remembered parts are done at once, the others
+    // when the last job of their part is (objects of one part finish together).
+    let total = scene.objects.len();
+    let last_job: std::collections::HashMap<SelfKey, usize> =
+        owners.iter().enumerate().map(|(j, k)| (*k, j)).collect();
+    let waiting: Vec<usize> = objects
+        .iter()
+        .filter_map(|(_, k, _)| last_job.get(k).copied())
+        .collect();
+    progress(total - waiting.len(), total, "self");
+    let done = run_jobs(engine, scene, opts, &jobs, tally, &mut |answers| {
+        let left = waiting.iter().filter(|&&j| j >= answers.len()).count();
+        progress(total - left, total, "self");
+    })
+    .await?;
+    progress(total, total, "self");
     // Jobs of one key are adjacent.
     let mut j = 0;
     while j < jobs.len() {
