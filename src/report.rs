@@ -24,6 +24,8 @@ pub enum Kind {
     Exact,
     /// Seed 001's visibility test of a convex pair (issue 4, `--mode convex`).
     Convex,
+    /// Apart, but closer than the clearance asked for (issue 11, `--clearance`).
+    Clearance,
 }
 
 impl Kind {
@@ -35,6 +37,7 @@ impl Kind {
             Kind::Surface => "surface",
             Kind::Exact => "exact",
             Kind::Convex => "convex",
+            Kind::Clearance => "clearance",
         }
     }
 }
@@ -79,6 +82,12 @@ pub struct PairReport {
     pub overlap_box: Option<[[f32; 3]; 2]>,
     /// Exact mode: intersecting triangle pairs.
     pub triangle_pairs: Option<u64>,
+    /// Clearance pairs: the exact smallest distance between the two (file units).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance: Option<f64>,
+    /// Clearance pairs: the closest points, on `a` and on `b`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closest: Option<[[f64; 3]; 2]>,
 }
 
 /// A self-colliding object.
@@ -286,17 +295,34 @@ impl Report {
                     .unwrap_or_default(),
             );
         }
-        if self.pairs.is_empty() {
+        if self.pairs.iter().any(|p| p.kind == Kind::Clearance) {
+            let _ = writeln!(s, "\nPairs closer than the clearance:");
+            for p in self.pairs.iter().filter(|p| p.kind == Kind::Clearance) {
+                let _ = writeln!(
+                    s,
+                    "  {:w$}  {:w$}  distance {:.6}",
+                    p.a,
+                    p.b,
+                    p.distance.unwrap_or(f64::NAN)
+                );
+            }
+        }
+        let colliding = self
+            .pairs
+            .iter()
+            .filter(|p| p.kind != Kind::Clearance)
+            .count();
+        if colliding == 0 {
             let _ = writeln!(s, "\nNo colliding pairs.");
         } else {
-            let _ = writeln!(s, "\nColliding pairs ({}):", self.pairs.len());
+            let _ = writeln!(s, "\nColliding pairs ({colliding}):");
             let _ = writeln!(
                 s,
                 "  {:w$}  {:w$}  {:8}  {:>14}  {:>12}  {:>8}  {:>11}",
                 "a", "b", "kind", "volume", "depth", "pixels", "pixel size"
             );
             let num = |v: Option<f64>| v.map(|v| format!("{v:.6}")).unwrap_or_else(|| "-".into());
-            for p in &self.pairs {
+            for p in self.pairs.iter().filter(|p| p.kind != Kind::Clearance) {
                 let _ = writeln!(
                     s,
                     "  {:w$}  {:w$}  {:8}  {:>14}  {:>12}  {:>8}  {:>11}",

@@ -9,13 +9,13 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
-use super::coarse::{cells_box, level_of, map_level, meeting_cells, CoarseMap, MeetingCell};
+use super::coarse::{cells_box, level_of, map_level, meeting_cells, CoarseMap, MeetingCell, Reach};
 use super::engine::{CpuEngine, Engine};
 use super::incremental::Cache;
 use super::jobs::{RegionAnswer, RegionJob, Subject};
 use super::options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Progress};
 use crate::clock::now_ms;
-use crate::collide::{mesh_contact, sweep_and_prune};
+use crate::collide::{mesh_contact, sweep_and_prune, Closest};
 use crate::ldi::{Axis, Region, ViewError};
 use crate::report::{Kind, ObjectReport, PairReport, Report, SelfReport, Stats};
 use crate::scene::{Object, Scene};
@@ -129,6 +129,8 @@ struct PairState {
     volume: bool,
     /// Meeting cells (LDI broad phase); `None`: the whole region.
     cells: Option<Arc<[MeetingCell]>>,
+    /// Whether the objects' boxes overlap (else only a clearance can relate them).
+    boxes_meet: bool,
     acc: PairAxes,
 }
 
@@ -245,6 +247,14 @@ pub(crate) async fn check_engine<E: Engine>(
             return Err(CheckError::Epsilon(e));
         }
     }
+    if let Some(c) = opts.clearance {
+        if !c.is_finite() || c <= 0.0 {
+            return Err(CheckError::Clearance(c));
+        }
+        if !matches!(opts.mode, Mode::Auto | Mode::Volume | Mode::Surface) {
+            return Err(CheckError::ClearanceMode(opts.mode.name()));
+        }
+    }
     if opts.resolution == 0 || opts.resolution > crate::ldi::view::MAX_RESOLUTION {
         return Err(ViewError::Resolution(opts.resolution).into());
     }
@@ -285,6 +295,14 @@ pub(crate) async fn check_engine<E: Engine>(
     let boxes: Vec<Region> = scene.objects.iter().map(Object::aabb).collect();
     let candidates = if opts.mode == Mode::SelfOnly {
         Vec::new()
+    } else if let Some(c) = opts.clearance {
+        // Boxes grown by half the clearance meet when the objects may come that close.
+        let half = Vec3::splat((c / 2.0) as f32) * (1.0 + 1e-6) + Vec3::splat(f32::MIN_POSITIVE);
+        let grown: Vec<Region> = boxes
+            .iter()
+            .map(|b| Region::new(b.min - half, b.max + half))
+            .collect();
+        sweep_and_prune(&grown)
     } else {
         sweep_and_prune(&boxes)
     };
@@ -424,6 +442,8 @@ fn exact_pairs(
                     .or_else(|| boxes[i].intersection(&boxes[j]))
                     .map(box_array),
                 triangle_pairs: Some(c.intersecting),
+                distance: None,
+                closest: None,
             });
         }
     }
@@ -462,13 +482,15 @@ async fn image_pairs<E: Engine>(
             continue;
         }
         answers.push(None);
+        let overlap = boxes[i].intersection(&boxes[j]);
         pairs.push(PairState {
             i,
             j,
             slot: answers.len() - 1,
-            region: pad(boxes[i].intersection(&boxes[j]).unwrap_or(boxes[i])),
+            region: pad(overlap.unwrap_or_else(|| boxes[i].union(&boxes[j]))),
             volume: closed && opts.mode != Mode::Surface,
             cells: None,
+            boxes_meet: overlap.is_some(),
             acc: PairAxes::default(),
         });
     }
@@ -493,7 +515,7 @@ async fn image_pairs<E: Engine>(
             Axes::List(v) => v.clone(),
         }
     };
-    let live = |p: &PairState| p.cells.as_ref().is_none_or(|c| !c.is_empty());
+    let live = |p: &PairState| p.boxes_meet && p.cells.as_ref().is_none_or(|c| !c.is_empty());
     // Progress counts candidate pairs: remembered, skipped and separated ones are done.
     let settled = candidates.len() - pairs.iter().filter(|p| live(p)).count();
     let mut counter = Counter::new(pairs.len(), candidates.len(), settled);
@@ -550,9 +572,31 @@ async fn image_pairs<E: Engine>(
         }
     }
     progress(counter.total, counter.total, "pairs");
-    for p in &pairs {
+    // Clearance: pairs apart, but maybe closer than the clearance: their exact distance
+    // over the triangles near where their (grown) occupancies meet.
+    let clear: Vec<Option<Closest>> = match opts.clearance {
+        Some(c) => {
+            let tc = now_ms();
+            let near = |p: &PairState| -> Option<Closest> {
+                let (a, b) = (&scene.objects[p.i], &scene.objects[p.j]);
+                if p.boxes_meet && classify(a, b, &p.acc, p.volume).is_some() {
+                    return None; // colliding: volume, touch or surface
+                }
+                let cells = p.cells.as_deref();
+                super::clearance::closest_within(a, b, cells, c)
+            };
+            let found = par_map(&pairs, near);
+            report.timings_ms.insert("clearance".into(), now_ms() - tc);
+            found
+        }
+        None => vec![None; pairs.len()],
+    };
+    for (p, near) in pairs.iter().zip(clear) {
         let (a, b) = (&scene.objects[p.i], &scene.objects[p.j]);
-        let answer = classify(a, b, &p.acc, p.volume);
+        let answer = match near {
+            Some(cl) => Some(clearance_report(a, b, &cl)),
+            None => classify(a, b, &p.acc, p.volume),
+        };
         if let Some(c) = cache.as_deref_mut() {
             c.pairs.insert((version(p.i), version(p.j)), answer.clone());
         }
@@ -574,6 +618,11 @@ fn coarse_cells(
     progress: Progress<'_>,
 ) -> Result<(), CheckError> {
     let n = scene.objects.len();
+    let reach = Reach {
+        resolution: opts.resolution,
+        epsilon: opts.epsilon,
+        clearance: opts.clearance.unwrap_or(0.0),
+    };
     // Per object: whether it needs a map, and its solid (in a volume pair).
     let mut need = vec![(false, false); n];
     // Per object: the part of space its pairs look at — their overlap regions grown by both
@@ -590,7 +639,7 @@ fn coarse_cells(
                 .map(|o| {
                     let obj = &scene.objects[o];
                     let h = 2f64.powi(map_level(obj));
-                    super::coarse::margin(obj, opts.resolution, opts.epsilon, h)
+                    super::coarse::margin(obj, &reach, h)
                 })
                 .iter()
                 .sum::<f64>()
@@ -641,14 +690,7 @@ fn coarse_cells(
         let obj = &scene.objects[o];
         // With a cache, build the solid of every closed object: later pairs may want it.
         let solid = need[o].1 || (cache.is_some() && obj.is_closed());
-        CoarseMap::build(
-            obj,
-            map_level(obj),
-            solid,
-            opts.resolution,
-            opts.epsilon,
-            clips[o],
-        )
+        CoarseMap::build(obj, map_level(obj), solid, &reach, clips[o])
     };
     let built: Vec<Result<CoarseMap, CheckError>> = par_map(&wanted, build);
     for (&o, m) in wanted.iter().zip(built) {
@@ -686,15 +728,7 @@ fn coarse_cells(
                 return Ok(None);
             }
             let obj = &scene.objects[o];
-            CoarseMap::build(
-                obj,
-                level,
-                need[o].1,
-                opts.resolution,
-                opts.epsilon,
-                Some(clip),
-            )
-            .map(Some)
+            CoarseMap::build(obj, level, need[o].1, &reach, Some(clip)).map(Some)
         };
         let (fa, fb) = (finer(p.i, a)?, finer(p.j, b)?);
         Ok(meeting_cells(fa.as_ref().unwrap_or(a), fb.as_ref().unwrap_or(b)).into())
@@ -770,6 +804,26 @@ fn acc_box(b: &mut Option<Region>, r: Region) {
     });
 }
 
+/// A pair apart but closer than the clearance.
+fn clearance_report(a: &Object, b: &Object, c: &Closest) -> PairReport {
+    let (lo, hi) = (c.a.min(c.b), c.a.max(c.b));
+    PairReport {
+        a: a.name.clone(),
+        b: b.name.clone(),
+        kind: Kind::Clearance,
+        volume: None,
+        depth: None,
+        pixels: None,
+        pixel_size: None,
+        epsilon: None,
+        axes: Vec::new(),
+        overlap_box: Some(box_array(Region::new(lo.as_vec3(), hi.as_vec3()))),
+        triangle_pairs: None,
+        distance: Some(c.distance),
+        closest: Some([c.a.to_array(), c.b.to_array()]),
+    }
+}
+
 /// Turn merged per-axis results into a pair report (or none).
 fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<PairReport> {
     let mut pair = PairReport {
@@ -784,6 +838,8 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
         axes: acc.axes.clone(),
         overlap_box: acc.bbox.map(box_array),
         triangle_pairs: None,
+        distance: None,
+        closest: None,
     };
     if volume {
         let n = acc.volumes.len().max(1) as f64;

@@ -7,9 +7,11 @@
 //! - [`surface_contacts`]: seed 002's `|Δdepth| < ε` contacts, for open meshes too.
 //! - [`tri_tri_intersection`], [`mesh_contact`]: exact tests, the oracle of the others.
 //! - [`sweep_and_prune`]: candidate pairs from world boxes.
+//! - [`triangle_distance`]: the exact distance of two triangles (clearance tests).
 
 mod bands;
 mod broad;
+mod distance;
 mod exact;
 pub(crate) mod self_cullide;
 mod self_intersection;
@@ -19,6 +21,7 @@ pub(crate) mod visibility;
 mod volume;
 
 pub use broad::{sweep_and_prune, IncrementalSap};
+pub use distance::{closest_between_segments, closest_on_triangle, triangle_distance, Closest};
 pub use exact::{
     contact_segments, mesh_contact, mesh_self_contact, point_in_mesh, self_contact_segments,
     tri_tri_intersection, ExactContact, TriTri,
