@@ -196,7 +196,7 @@ fn analytic_cases() {
         "{got} vs parry {expect}"
     );
     assert!(
-        got >= 0.3 && got < 0.3 + 2e-3,
+        (0.3..0.3 + 2e-3).contains(&got),
         "{got}: tessellated spheres 0.3 apart"
     );
 }
