@@ -114,7 +114,8 @@ async fn run_gpu(
         epsilon: eps,
         ..RegionAnswer::default()
     };
-    let Some(window) = job.blocks(&view).bounding_window() else {
+    let blocks = job.blocks(&view);
+    let Some(window) = blocks.bounding_window() else {
         return Ok(answer);
     };
     let meshes = job.meshes(&objects);
@@ -139,6 +140,9 @@ async fn run_gpu(
         self_object: (!pair).then_some(0),
         read_ldi: false,
         read_mask: false,
+        // Issue 13: over whole views only, as on the CPU (`RegionJob::whole`).
+        separation: (pair && job.volume && job.whole(&view, &blocks))
+            .then(|| crate::gpu::SeparationAsk::new(0, 1)),
     };
     let desc = crate::gpu::LdiDesc {
         window: Some(window),
@@ -158,6 +162,15 @@ async fn run_gpu(
     answer.contact = out.surface.iter().find(|p| (p.a, p.b) == (0, 1)).map(|p| {
         PairContacts::from_image(&view, (0, 1), p.pixels, p.min_gap, p.lo, p.hi, Vec::new())
     });
+    answer.whole = pair && job.whole(&view, &blocks);
+    if let Some(s) = out.separation {
+        let s = crate::gpu::settle_separation(engine.ctx, &view, &inputs, &desc, s)
+            .await
+            .map_err(|e| CheckError::Gpu(e.to_string()))?;
+        answer.separation = (s.pixels > 0).then(|| {
+            crate::collide::PairSeparation::from_image(&view, (0, 1), s.plus, s.minus, s.pixels)
+        });
+    }
     answer.self_intersection = out.self_intersection.map(|s| SelfSummary {
         volume: view.world_depth(s.length) * view.pixel_area(),
         pixels: s.pixels,

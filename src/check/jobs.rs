@@ -18,7 +18,8 @@ use super::coarse::{blocks_for, MeetingCell};
 use super::options::{CheckError, CheckOptions};
 use crate::clock::now_ms;
 use crate::collide::{
-    self_intersections, surface_contacts, volume_overlaps, PairContacts, PairVolume,
+    self_intersections, separation_along, surface_contacts, volume_overlaps, PairContacts,
+    PairSeparation, PairVolume,
 };
 use crate::ldi::{Axis, LdiView, Region, ViewDesc};
 use crate::raster::{rasterize_clipped, Blocks, RasterObject, Traversal};
@@ -80,6 +81,11 @@ pub struct RegionAnswer {
     pub contact: Option<PairContacts>,
     /// Self-collision (singles).
     pub self_intersection: Option<SelfSummary>,
+    /// Directional separation of the pair (issue 13): pairs with `volume` whose LDI holds the
+    /// whole view ([`RegionJob::whole`]); `None` otherwise or when no pixel holds both.
+    pub separation: Option<PairSeparation>,
+    /// Whether the LDI held the whole view (every block), so that a separation was computed.
+    pub whole: bool,
     /// Fragments rasterised.
     pub fragments: u64,
     /// LDI pixels built.
@@ -129,6 +135,15 @@ impl RegionJob {
             None => Blocks::whole(view.width, view.height),
             Some(cells) => blocks_for(view, cells, FINE_BLOCK),
         }
+    }
+
+    /// Whether `blocks` (of [`Self::blocks`]) are the whole view: the directional separation
+    /// needs every pixel where both objects are present, not only where they meet (issue 13).
+    pub fn whole(&self, view: &LdiView, blocks: &Blocks) -> bool {
+        self.cells.is_none()
+            || blocks.count() as u64
+                == u64::from(view.width.div_ceil(FINE_BLOCK))
+                    * u64::from(view.height.div_ceil(FINE_BLOCK))
     }
 }
 
@@ -215,6 +230,10 @@ pub fn run_cpu(
             answer.contact = surface_contacts(&ldi, &view, eps)
                 .into_iter()
                 .find(|p| (p.a, p.b) == (0, 1));
+            answer.whole = job.whole(&view, &blocks);
+            if job.volume && answer.whole {
+                answer.separation = separation_along(&ldi, &view, 0, 1);
+            }
         }
         Subject::Single(_) | Subject::Part(_) => {
             let s = self_intersections(&ldi, &view, 0);

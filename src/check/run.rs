@@ -15,9 +15,11 @@ use super::incremental::Cache;
 use super::jobs::{RegionAnswer, RegionJob, Subject};
 use super::options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Progress};
 use crate::clock::now_ms;
-use crate::collide::{mesh_contact, sweep_and_prune};
+use crate::collide::{mesh_contact, sweep_and_prune, PairSeparation};
 use crate::ldi::{Axis, Region, ViewError};
-use crate::report::{Kind, ObjectReport, PairReport, Report, SelfReport, Stats};
+use crate::report::{
+    DirectionalSeparation, Kind, ObjectReport, PairReport, Report, SelfReport, Stats,
+};
 use crate::scene::{Object, Scene};
 
 /// Jobs handed to the engine between two progress reports.
@@ -115,6 +117,10 @@ struct PairAxes {
     pixel_size: f64,
     epsilon: f64,
     bbox: Option<Region>,
+    /// Directional separations per axis (issue 13), from whole-view LDIs.
+    separations: Vec<(Axis, PairSeparation)>,
+    /// Axes whose LDI held only some blocks: their separation needs a whole-view LDI.
+    separation_todo: Vec<Axis>,
 }
 
 /// One candidate pair on its way through the check.
@@ -379,6 +385,9 @@ fn exact_pairs(
                     .or_else(|| boxes[i].intersection(&boxes[j]))
                     .map(box_array),
                 triangle_pairs: Some(c.intersecting),
+                separation: None,
+                direction: None,
+                separations: Vec::new(),
             });
         }
     }
@@ -475,10 +484,31 @@ async fn image_pairs<E: Engine>(
                 }
             }
         }
-        let done = run_jobs(engine, scene, opts, &jobs, tally, progress, "pairs").await?;
+        let done = run_jobs(engine, scene, opts, &jobs, tally, &mut *progress, "pairs").await?;
         for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
             let p = &mut pairs[*k];
             merge_axis(&mut p.acc, job.axis, p.volume, a);
+        }
+    }
+    // Directional separation (issue 13) of colliding closed pairs whose LDIs held only the
+    // blocks where they meet: the same views over the whole region.
+    let mut jobs = Vec::new();
+    let mut owners = Vec::new();
+    for (k, p) in pairs.iter().enumerate() {
+        if p.volume && (p.acc.volume_pixels > 0 || p.acc.contact_pixels > 0) {
+            for &axis in &p.acc.separation_todo {
+                jobs.push(RegionJob {
+                    cells: None,
+                    ..pair_job(p, axis)
+                });
+                owners.push(k);
+            }
+        }
+    }
+    let done = run_jobs(engine, scene, opts, &jobs, tally, progress, "pairs").await?;
+    for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
+        if let Some(s) = a.separation {
+            pairs[*k].acc.separations.push((job.axis, s));
         }
     }
     for p in &pairs {
@@ -665,6 +695,11 @@ fn merge_axis(acc: &mut PairAxes, axis: Axis, volume: bool, r: &RegionAnswer) {
     acc.pixel_size = acc.pixel_size.max(r.pixel_size);
     acc.epsilon = acc.epsilon.max(r.epsilon);
     if volume {
+        match r.separation {
+            Some(s) => acc.separations.push((axis, s)),
+            None if !r.whole => acc.separation_todo.push(axis),
+            None => {}
+        }
         let pv = r.volume.as_ref();
         acc.volumes.push(pv.map_or(0.0, |p| p.volume));
         if let Some(p) = pv {
@@ -700,6 +735,9 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
         axes: acc.axes.clone(),
         overlap_box: acc.bbox.map(box_array),
         triangle_pairs: None,
+        separation: None,
+        direction: None,
+        separations: Vec::new(),
     };
     if volume {
         let n = acc.volumes.len().max(1) as f64;
@@ -713,6 +751,13 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
         }
         pair.volume = Some(mean);
         pair.depth = Some(acc.depth);
+        pair.separations = separations(&acc.separations);
+        let least = pair
+            .separations
+            .iter()
+            .reduce(|m, s| if s.distance < m.distance { s } else { m });
+        pair.separation = least.map(|s| s.distance);
+        pair.direction = least.map(|s| s.direction);
         pair.pixels = Some(acc.volume_pixels.max(acc.contact_pixels));
         Some(pair)
     } else if acc.contact_pixels > 0 {
@@ -721,6 +766,22 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
     } else {
         None
     }
+}
+
+/// Per axis, the separations along `+axis` and `−axis` (the direction to move `b`).
+fn separations(per_axis: &[(Axis, PairSeparation)]) -> Vec<DirectionalSeparation> {
+    per_axis
+        .iter()
+        .flat_map(|&(axis, s)| {
+            let d = axis.unit();
+            [(d, s.plus), (-d, s.minus)]
+        })
+        .map(|(d, distance)| DirectionalSeparation {
+            // `+ 0.0` turns the −0.0 of a negated axis into 0.0.
+            direction: (d + glam::DVec3::ZERO).to_array(),
+            distance,
+        })
+        .collect()
 }
 
 /// A self-collision answer before it is named and scaled: in the part's frame (volume in

@@ -35,6 +35,9 @@ pub(crate) async fn visibility_check<E: Engine>(
         axes: Vec::new(),
         overlap_box: boxes[i].intersection(&boxes[j]).map(box_array),
         triangle_pairs: tri,
+        separation: None,
+        direction: None,
+        separations: Vec::new(),
     };
     let axes: Vec<Axis> = match &opts.axes {
         Axes::Auto => Axis::ALL.to_vec(),
