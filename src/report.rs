@@ -89,7 +89,7 @@ pub struct PairReport {
     /// The unit direction to move `b` by `separation` (e.g. `[0, 0, -1]`).
     #[serde(default)]
     pub direction: Option<[f64; 3]>,
-    /// The separation along every computed direction, in the order computed.
+    /// The separation along every computed direction: `+axis`, `−axis` for each of `axes`.
     #[serde(default)]
     pub separations: Vec<DirectionalSeparation>,
 }

@@ -95,6 +95,45 @@ fn boxes_separate_by_their_overlap_along_the_smallest_axis() {
     println!("boxes: 3 overlaps × 6 directions × 2 broad phases, largest error {worst:.2e}");
 }
 
+/// The LDI broad phase builds a pair's LDI only over the blocks where it meets; for the
+/// separation it completes the LDI with the rest of the view, so the answer is the whole-region
+/// one (`BroadPhase::Boxes`), with no more LDIs or fragments than that takes. On the shared
+/// scenes' closed pairs (bunnies, gripper parts), axes `auto` and `x,y,z`.
+#[test]
+fn the_ldi_broad_phase_gives_the_whole_region_separation() {
+    for dir in ["bunny_pair", "gripper_parts"] {
+        let scene = common::load_scene(dir);
+        for axes in ["auto", "x,y,z"] {
+            let r = |broad_phase| {
+                run(
+                    &scene,
+                    &CheckOptions {
+                        broad_phase,
+                        self_check: false,
+                        ..opts(axes, 256)
+                    },
+                )
+            };
+            let (ldi, boxes) = (r(BroadPhase::Ldi), r(BroadPhase::Boxes));
+            let (p, q) = (only_pair(&ldi), only_pair(&boxes));
+            assert_eq!(p.separations, q.separations, "{dir} {axes}");
+            assert_eq!(p.separations.len(), 2 * p.axes.len(), "{dir} {axes}");
+            assert!(ldi.stats.ldis <= boxes.stats.ldis, "{dir} {axes}");
+            assert!(ldi.stats.fragments <= boxes.stats.fragments, "{dir} {axes}");
+            println!(
+                "{dir}, axes {axes}: separation {:.6} along {:?} (depth {:.6}); LDIs {} / {}, fragments {} / {} (LDI broad phase / boxes)",
+                p.separation.unwrap(),
+                p.direction.unwrap(),
+                p.depth.unwrap(),
+                ldi.stats.ldis,
+                boxes.stats.ldis,
+                ldi.stats.fragments,
+                boxes.stats.fragments
+            );
+        }
+    }
+}
+
 /// Boxes sharing a face touch: they are apart already (the overlap intervals are open).
 #[test]
 fn touching_boxes_separate_by_zero() {

@@ -15,7 +15,7 @@ use super::incremental::Cache;
 use super::jobs::{RegionAnswer, RegionJob, Subject};
 use super::options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Progress};
 use crate::clock::now_ms;
-use crate::collide::{mesh_contact, sweep_and_prune, PairSeparation};
+use crate::collide::{mesh_contact, sweep_and_prune, OverlapUnion, PairSeparation};
 use crate::ldi::{Axis, Region, ViewError};
 use crate::report::{
     DirectionalSeparation, Kind, ObjectReport, PairReport, Report, SelfReport, Stats,
@@ -119,8 +119,9 @@ struct PairAxes {
     bbox: Option<Region>,
     /// Directional separations per axis (issue 13), from whole-view LDIs.
     separations: Vec<(Axis, PairSeparation)>,
-    /// Axes whose LDI held only some blocks: their separation needs a whole-view LDI.
-    separation_todo: Vec<Axis>,
+    /// Axes whose LDI held only the meeting blocks: the overlap union found there (CPU), which
+    /// an LDI of the rest of the view completes.
+    separation_todo: Vec<(Axis, Option<OverlapUnion>)>,
 }
 
 /// One candidate pair on its way through the check.
@@ -152,7 +153,8 @@ impl Tally {
         if !a.built {
             return;
         }
-        self.stats.ldis += 1;
+        // A rest job (issue 13) completes another job's LDI.
+        self.stats.ldis += usize::from(!a.completes);
         self.stats.fragments += a.fragments;
         self.stats.ldi_pixels += a.pixels;
         self.stats.max_ldi_pixels = self.stats.max_ldi_pixels.max(a.pixels);
@@ -491,15 +493,15 @@ async fn image_pairs<E: Engine>(
         }
     }
     // Directional separation (issue 13) of colliding closed pairs whose LDIs held only the
-    // blocks where they meet: the same views over the whole region.
+    // blocks where they meet: LDIs of the rest of those views complete them.
     let mut jobs = Vec::new();
     let mut owners = Vec::new();
     for (k, p) in pairs.iter().enumerate() {
         if p.volume && (p.acc.volume_pixels > 0 || p.acc.contact_pixels > 0) {
-            for &axis in &p.acc.separation_todo {
+            for (axis, part) in &p.acc.separation_todo {
                 jobs.push(RegionJob {
-                    cells: None,
-                    ..pair_job(p, axis)
+                    rest: Some(Arc::new(part.clone().unwrap_or_default())),
+                    ..pair_job(p, *axis)
                 });
                 owners.push(k);
             }
@@ -687,6 +689,7 @@ fn pair_job(p: &PairState, axis: Axis) -> RegionJob {
         axis,
         cells: p.cells.clone(),
         volume: p.volume,
+        rest: None,
     }
 }
 
@@ -697,7 +700,7 @@ fn merge_axis(acc: &mut PairAxes, axis: Axis, volume: bool, r: &RegionAnswer) {
     if volume {
         match r.separation {
             Some(s) => acc.separations.push((axis, s)),
-            None if !r.whole => acc.separation_todo.push(axis),
+            None if !r.whole => acc.separation_todo.push((axis, r.overlap.clone())),
             None => {}
         }
         let pv = r.volume.as_ref();
@@ -751,7 +754,7 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
         }
         pair.volume = Some(mean);
         pair.depth = Some(acc.depth);
-        pair.separations = separations(&acc.separations);
+        pair.separations = separations(&acc.separations, &acc.axes);
         let least = pair
             .separations
             .iter()
@@ -768,8 +771,11 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
     }
 }
 
-/// Per axis, the separations along `+axis` and `−axis` (the direction to move `b`).
-fn separations(per_axis: &[(Axis, PairSeparation)]) -> Vec<DirectionalSeparation> {
+/// Per axis, in the order of `axes`, the separations along `+axis` and `−axis` (the direction
+/// to move `b`).
+fn separations(per_axis: &[(Axis, PairSeparation)], axes: &[String]) -> Vec<DirectionalSeparation> {
+    let mut per_axis = per_axis.to_vec();
+    per_axis.sort_by_key(|(a, _)| axes.iter().position(|n| n == a.name()));
     per_axis
         .iter()
         .flat_map(|&(axis, s)| {
@@ -893,6 +899,7 @@ async fn self_collisions<E: Engine>(
                 axis,
                 cells: None,
                 volume: false,
+                rest: None,
             });
             owners.push(key);
         }

@@ -28,7 +28,7 @@ pub use exact::{
 };
 pub use self_cullide::{self_cullide, SelfCullideResult, SelfCullideStats};
 pub use self_intersection::{self_intersections, self_pixel, SelfIntersection, SelfLdi};
-pub use separation::{first_free, separation_along, separation_intervals, PairSeparation};
+pub use separation::{overlap_union, separation_along, OverlapUnion, PairSeparation};
 pub use surface::{surface_contacts, PairContacts};
 pub use visibility::{
     convex_pairs, cullide, cullide_all, is_convex, ConvexPair, CullideOptions, CullidePair,

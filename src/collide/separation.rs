@@ -14,8 +14,9 @@
 //! translations that leave the pair overlapping on some ray are the union `U` of these
 //! intervals over every interval pair of every pixel where both objects are present; the answer
 //! along `+dir` is the smallest `t ≥ 0` outside `U`, along `−dir` the smallest `s ≥ 0` with
-//! `−s` outside `U`. Both are found with one sort and a sweep (from 0, an interval that holds
-//! the current `t` moves `t` to its upper end). A pair apart along the ray gives 0.
+//! `−s` outside `U`. `U` is kept as sorted disjoint open intervals ([`OverlapUnion`]: sorted
+//! and merged per band of pixels, then band by band); the answers are the ends of the part
+//! that holds 0, or 0 when none does (the pair is apart along the ray, or only touches).
 //!
 //! The GPU twin (`shaders/separation.wgsl`) iterates `t ← max{u : l < t < u}` from 0 instead
 //! of sorting; both reach the same value, the infimum of the complement, from the same f32
@@ -24,8 +25,9 @@
 //!
 //! What it assumes: closed meshes (intervals that never close are ignored, as in the volume
 //! analysis). It is exact on the LDI's rays: a feature thinner than a pixel between rays can
-//! still be hit by a move the LDI calls free, and only pixels the LDI holds are seen, so the
-//! check builds whole-region LDIs for it (`check::jobs`).
+//! still be hit by a move the LDI calls free. Only pixels the LDI holds are seen: the check
+//! completes an LDI of the blocks where a pair meets with the rest of the view, merging the
+//! two unions (`check::jobs`, `RegionJob::rest`).
 
 use super::bands::map_bands;
 use crate::ldi::{Ldi, LdiView};
@@ -80,9 +82,91 @@ fn inside_intervals(frags: &[crate::ldi::Fragment], object: u32, out: &mut Vec<[
     }
 }
 
-/// The open intervals `(a0 − b1, a1 − b0)` of translations (normalised depth) along `+dir`
-/// that keep `a` and `b` overlapping on some ray, and the number of pixels holding both.
-pub fn separation_intervals(ldi: &Ldi, a: u32, b: u32) -> (Vec<[f32; 2]>, u64) {
+/// The union `U` of the open intervals of translations of `b` along `+dir` (normalised depth)
+/// that keep `a` and `b` overlapping on some ray of an LDI: disjoint open intervals, sorted.
+/// Unions of LDIs over disjoint pixel sets merge into the union over all of them (the check
+/// completes an LDI of the blocks where a pair meets with one of the other blocks this way).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OverlapUnion {
+    /// Disjoint open intervals `(l, u)`, sorted; two may share an end (that point is free).
+    pub parts: Vec<[f32; 2]>,
+    /// Pixels where both objects have an inside interval.
+    pub pixels: u64,
+}
+
+/// `x`'s bits as a `u32` that orders like `x` (`f32::total_cmp`).
+#[inline]
+fn order_key(x: f32) -> u32 {
+    let b = x.to_bits();
+    if b >> 31 == 1 {
+        !b
+    } else {
+        b | 0x8000_0000
+    }
+}
+
+/// Sort open intervals and merge those that overlap (not those that only share an end).
+fn merged(v: Vec<[f32; 2]>) -> Vec<[f32; 2]> {
+    // Sorted as integers (faster than comparing floats): the lower end's order key above the
+    // upper end's bits.
+    let mut keys: Vec<u64> = v
+        .into_iter()
+        .map(|[l, u]| u64::from(order_key(l)) << 32 | u64::from(u.to_bits()))
+        .collect();
+    keys.sort_unstable();
+    let mut out: Vec<[f32; 2]> = Vec::with_capacity(keys.len().min(16));
+    for k in keys {
+        let (l, u) = (from_order_key((k >> 32) as u32), f32::from_bits(k as u32));
+        match out.last_mut() {
+            Some(last) if l < last[1] => last[1] = last[1].max(u),
+            _ => out.push([l, u]),
+        }
+    }
+    out
+}
+
+/// Inverse of [`order_key`].
+#[inline]
+fn from_order_key(k: u32) -> f32 {
+    f32::from_bits(if k >> 31 == 1 { k & 0x7fff_ffff } else { !k })
+}
+
+impl OverlapUnion {
+    /// The union over both pixel sets.
+    pub fn merge(mut self, other: Self) -> Self {
+        self.parts.extend(other.parts);
+        Self {
+            parts: merged(self.parts),
+            pixels: self.pixels + other.pixels,
+        }
+    }
+
+    /// The smallest `t ≥ 0` outside the union (move `b` along `+dir`), normalised.
+    pub fn plus(&self) -> f32 {
+        self.parts
+            .iter()
+            .find(|p| p[0] < 0.0 && 0.0 < p[1])
+            .map_or(0.0, |p| p[1])
+    }
+
+    /// The smallest `s ≥ 0` with `−s` outside the union (move `b` along `−dir`), normalised.
+    pub fn minus(&self) -> f32 {
+        self.parts
+            .iter()
+            .find(|p| p[0] < 0.0 && 0.0 < p[1])
+            .map_or(0.0, |p| -p[0])
+    }
+
+    /// The pair's separation in world units; `None` when no pixel holds both objects.
+    pub fn separation(&self, view: &LdiView, (a, b): (u32, u32)) -> Option<PairSeparation> {
+        (self.pixels > 0).then(|| {
+            PairSeparation::from_image(view, (a, b), self.plus(), self.minus(), self.pixels)
+        })
+    }
+}
+
+/// The overlap union of `a` and `b` over every pixel of `ldi` (per band, then merged).
+pub fn overlap_union(ldi: &Ldi, a: u32, b: u32) -> OverlapUnion {
     map_bands(
         ldi.pixel_count(),
         |range| {
@@ -111,58 +195,57 @@ pub fn separation_intervals(ldi: &Ldi, a: u32, b: u32) -> (Vec<[f32; 2]>, u64) {
                     }
                 }
             }
-            (out, pixels)
+            OverlapUnion {
+                parts: merged(out),
+                pixels,
+            }
         },
+        // Bands' parts are concatenated and merged once at the end.
         |mut x, y| {
-            x.0.extend(y.0);
-            x.1 += y.1;
+            x.parts.extend(y.parts);
+            x.pixels += y.pixels;
             x
         },
     )
+    .map(|u| OverlapUnion {
+        parts: merged(u.parts),
+        pixels: u.pixels,
+    })
     .unwrap_or_default()
-}
-
-/// The smallest `t ≥ 0` in no open interval of `intervals` (sorted by lower end here).
-pub fn first_free(intervals: &mut [[f32; 2]]) -> f32 {
-    intervals.sort_unstable_by(|x, y| x[0].total_cmp(&y[0]));
-    let mut t = 0.0f32;
-    for &[l, u] in intervals.iter() {
-        if l >= t {
-            break; // this and every later interval start at or after t
-        }
-        t = t.max(u);
-    }
-    t
 }
 
 /// Directional separation of `a` and `b` along `view.dir` and against it; `None` when no
 /// pixel holds both objects (nothing constrains a move along this view).
 pub fn separation_along(ldi: &Ldi, view: &LdiView, a: u32, b: u32) -> Option<PairSeparation> {
-    let (mut plus, pixels) = separation_intervals(ldi, a, b);
-    if pixels == 0 {
-        return None;
-    }
-    // Against dir: `−s` outside U is `s` outside the mirrored intervals (−u, −l).
-    let mut minus: Vec<[f32; 2]> = plus.iter().map(|&[l, u]| [-u, -l]).collect();
-    let tp = first_free(&mut plus);
-    let tm = first_free(&mut minus);
-    Some(PairSeparation::from_image(view, (a, b), tp, tm, pixels))
+    overlap_union(ldi, a, b).separation(view, (a, b))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn union(v: &[[f32; 2]]) -> OverlapUnion {
+        OverlapUnion {
+            parts: merged(v.to_vec()),
+            pixels: 1,
+        }
+    }
+
     #[test]
-    fn first_free_skips_every_interval_holding_the_current_value() {
-        // 0 lies in (−1, 2); 2 lies in (1.5, 3); 3 touches (3, 4) only at its end.
-        let mut v = vec![[3.0, 4.0], [-1.0, 2.0], [1.5, 3.0], [-5.0, -4.0]];
-        assert_eq!(first_free(&mut v), 3.0);
+    fn the_free_translation_is_the_end_of_the_part_holding_zero() {
+        // 0 lies in (−1, 2) ∪ (1.5, 3) = (−1, 3); (3, 4) only touches it.
+        let u = union(&[[3.0, 4.0], [-1.0, 2.0], [1.5, 3.0], [-5.0, -4.0]]);
+        assert_eq!(u.parts, vec![[-5.0, -4.0], [-1.0, 3.0], [3.0, 4.0]]);
+        assert_eq!((u.plus(), u.minus()), (3.0, 1.0));
         // An interval starting at 0 does not hold 0 (touching is apart).
-        assert_eq!(first_free(&mut [[0.0, 1.0]]), 0.0);
-        assert_eq!(first_free(&mut []), 0.0);
-        // A gap of a single point is a way out.
-        assert_eq!(first_free(&mut [[-1.0, 1.0], [1.0, 2.0]]), 1.0);
-        assert_eq!(first_free(&mut [[-1.0, 1.0], [0.5, 2.0]]), 2.0);
+        assert_eq!(union(&[[0.0, 1.0]]).plus(), 0.0);
+        assert_eq!(union(&[]).plus(), 0.0);
+        // A gap of a single point is a way out; merging keeps it.
+        let u = union(&[[-1.0, 1.0], [1.0, 2.0]]);
+        assert_eq!((u.plus(), u.parts.len()), (1.0, 2));
+        assert_eq!(union(&[[-1.0, 1.0], [0.5, 2.0]]).plus(), 2.0);
+        // Unions of two pixel sets merge into the union of both.
+        let m = union(&[[-1.0, 1.0]]).merge(union(&[[0.5, 2.5], [-3.0, -0.5]]));
+        assert_eq!((m.plus(), m.minus(), m.pixels), (2.5, 3.0, 2));
     }
 }
