@@ -413,6 +413,13 @@ export async function adapterWords(softwareHint = false) {
   return { name, software, text: `${name} (${software ? "software" : "hardware"})` };
 }
 
+/** `+x`, `-z`, … for an axis direction (a report's `direction`), else the rounded vector. */
+function dirName(d) {
+  const k = d.findIndex((c) => Math.abs(c) === 1);
+  if (k >= 0 && d.every((c, i) => i === k || c === 0)) return `${d[k] > 0 ? "+" : "-"}${"xyz"[k]}`;
+  return `(${d.map((c) => c.toFixed(3)).join(", ")})`;
+}
+
 function fmt(x, digits = 4) {
   if (x === null || x === undefined || Number.isNaN(x)) return "—";
   const a = Math.abs(x);
@@ -1073,8 +1080,12 @@ export class LdiClashViewer extends HTMLElement {
       li.className = "item";
       const vol = p.volume !== null && p.volume !== undefined ? ` vol ${fmt(p.volume)}` : "";
       const depth = p.depth !== null && p.depth !== undefined ? ` depth ${fmt(p.depth)}` : "";
+      // Directional penetration depth (issue 13): how far to move b, and which way.
+      const sep = p.separation !== null && p.separation !== undefined && Array.isArray(p.direction)
+        ? ` · apart after moving ${p.b} ${fmt(p.separation)} along ${dirName(p.direction)}`
+        : "";
       li.innerHTML = `<span class="hit">●</span><span></span>`;
-      li.lastChild.textContent = `${p.a} ↔ ${p.b} · ${p.kind}${vol}${depth}`;
+      li.lastChild.textContent = `${p.a} ↔ ${p.b} · ${p.kind}${vol}${depth}${sep}`;
       li.onclick = () => this._focus(p.overlap_box, [p.a, p.b]);
       ul.append(li);
     }

@@ -15,9 +15,11 @@ use super::incremental::Cache;
 use super::jobs::{RegionAnswer, RegionJob, Subject};
 use super::options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Progress};
 use crate::clock::now_ms;
-use crate::collide::{mesh_contact, sweep_and_prune, Closest};
+use crate::collide::{mesh_contact, sweep_and_prune, Closest, OverlapUnion, PairSeparation};
 use crate::ldi::{Axis, Region, ViewError};
-use crate::report::{Kind, ObjectReport, PairReport, Report, SelfReport, Stats};
+use crate::report::{
+    DirectionalSeparation, Kind, ObjectReport, PairReport, Report, SelfReport, Stats,
+};
 use crate::scene::{Object, Scene};
 
 /// Jobs handed to the engine between two progress reports.
@@ -115,6 +117,11 @@ struct PairAxes {
     pixel_size: f64,
     epsilon: f64,
     bbox: Option<Region>,
+    /// Directional separations per axis (issue 13), from whole-view LDIs.
+    separations: Vec<(Axis, PairSeparation)>,
+    /// Axes whose LDI held only the meeting blocks: the overlap union found there (CPU), which
+    /// an LDI of the rest of the view completes.
+    separation_todo: Vec<(Axis, Option<OverlapUnion>)>,
 }
 
 /// One candidate pair on its way through the check.
@@ -148,7 +155,8 @@ impl Tally {
         if !a.built {
             return;
         }
-        self.stats.ldis += 1;
+        // A rest job (issue 13) completes another job's LDI.
+        self.stats.ldis += usize::from(!a.completes);
         self.stats.fragments += a.fragments;
         self.stats.ldi_pixels += a.pixels;
         self.stats.max_ldi_pixels = self.stats.max_ldi_pixels.max(a.pixels);
@@ -444,6 +452,9 @@ fn exact_pairs(
                 triangle_pairs: Some(c.intersecting),
                 distance: None,
                 closest: None,
+                separation: None,
+                direction: None,
+                separations: Vec::new(),
             });
         }
     }
@@ -569,6 +580,27 @@ async fn image_pairs<E: Engine>(
         for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
             let p = &mut pairs[*k];
             merge_axis(&mut p.acc, job.axis, p.volume, a);
+        }
+    }
+    // Directional separation (issue 13) of colliding closed pairs whose LDIs held only the
+    // blocks where they meet: LDIs of the rest of those views complete them.
+    let mut jobs = Vec::new();
+    let mut owners = Vec::new();
+    for (k, p) in pairs.iter().enumerate() {
+        if p.volume && (p.acc.volume_pixels > 0 || p.acc.contact_pixels > 0) {
+            for (axis, part) in &p.acc.separation_todo {
+                jobs.push(RegionJob {
+                    rest: Some(Arc::new(part.clone().unwrap_or_default())),
+                    ..pair_job(p, *axis)
+                });
+                owners.push(k);
+            }
+        }
+    }
+    let done = run_jobs(engine, scene, opts, &jobs, tally, &mut |_| {}).await?;
+    for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
+        if let Some(s) = a.separation {
+            pairs[*k].acc.separations.push((job.axis, s));
         }
     }
     progress(counter.total, counter.total, "pairs");
@@ -775,6 +807,7 @@ fn pair_job(p: &PairState, axis: Axis) -> RegionJob {
         axis,
         cells: p.cells.clone(),
         volume: p.volume,
+        rest: None,
     }
 }
 
@@ -783,6 +816,11 @@ fn merge_axis(acc: &mut PairAxes, axis: Axis, volume: bool, r: &RegionAnswer) {
     acc.pixel_size = acc.pixel_size.max(r.pixel_size);
     acc.epsilon = acc.epsilon.max(r.epsilon);
     if volume {
+        match r.separation {
+            Some(s) => acc.separations.push((axis, s)),
+            None if !r.whole => acc.separation_todo.push((axis, r.overlap.clone())),
+            None => {}
+        }
         let pv = r.volume.as_ref();
         acc.volumes.push(pv.map_or(0.0, |p| p.volume));
         if let Some(p) = pv {
@@ -821,6 +859,9 @@ fn clearance_report(a: &Object, b: &Object, c: &Closest) -> PairReport {
         triangle_pairs: None,
         distance: Some(c.distance),
         closest: Some([c.a.to_array(), c.b.to_array()]),
+        separation: None,
+        direction: None,
+        separations: Vec::new(),
     }
 }
 
@@ -840,6 +881,9 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
         triangle_pairs: None,
         distance: None,
         closest: None,
+        separation: None,
+        direction: None,
+        separations: Vec::new(),
     };
     if volume {
         let n = acc.volumes.len().max(1) as f64;
@@ -853,6 +897,13 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
         }
         pair.volume = Some(mean);
         pair.depth = Some(acc.depth);
+        pair.separations = separations(&acc.separations, &acc.axes);
+        let least = pair
+            .separations
+            .iter()
+            .reduce(|m, s| if s.distance < m.distance { s } else { m });
+        pair.separation = least.map(|s| s.distance);
+        pair.direction = least.map(|s| s.direction);
         pair.pixels = Some(acc.volume_pixels.max(acc.contact_pixels));
         Some(pair)
     } else if acc.contact_pixels > 0 {
@@ -861,6 +912,25 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
     } else {
         None
     }
+}
+
+/// Per axis, in the order of `axes`, the separations along `+axis` and `−axis` (the direction
+/// to move `b`).
+fn separations(per_axis: &[(Axis, PairSeparation)], axes: &[String]) -> Vec<DirectionalSeparation> {
+    let mut per_axis = per_axis.to_vec();
+    per_axis.sort_by_key(|(a, _)| axes.iter().position(|n| n == a.name()));
+    per_axis
+        .iter()
+        .flat_map(|&(axis, s)| {
+            let d = axis.unit();
+            [(d, s.plus), (-d, s.minus)]
+        })
+        .map(|(d, distance)| DirectionalSeparation {
+            // `+ 0.0` turns the −0.0 of a negated axis into 0.0.
+            direction: (d + glam::DVec3::ZERO).to_array(),
+            distance,
+        })
+        .collect()
 }
 
 /// A self-collision answer before it is named and scaled: in the part's frame (volume in
@@ -972,6 +1042,7 @@ async fn self_collisions<E: Engine>(
                 axis,
                 cells: None,
                 volume: false,
+                rest: None,
             });
             owners.push(key);
         }

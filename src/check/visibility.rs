@@ -37,6 +37,9 @@ pub(crate) async fn visibility_check<E: Engine>(
         triangle_pairs: tri,
         distance: None,
         closest: None,
+        separation: None,
+        direction: None,
+        separations: Vec::new(),
     };
     let axes: Vec<Axis> = match &opts.axes {
         Axes::Auto => Axis::ALL.to_vec(),
