@@ -15,6 +15,8 @@ struct Draw {
     color: vec4<f32>,
     // x: 1 = highlighted (selected), y: red tint strength (0: none; contact < penetration).
     flags: vec4<f32>,
+    // The object's placement (world_from_object); meshes are uploaded once per distinct mesh.
+    model: mat4x4<f32>,
 }
 
 @group(0) @binding(0) var<uniform> globals: Globals;
@@ -28,8 +30,9 @@ struct MeshOut {
 @vertex
 fn vs_mesh(@location(0) position: vec3<f32>) -> MeshOut {
     var out: MeshOut;
-    out.clip = globals.view_proj * vec4<f32>(position, 1.0);
-    out.world = position;
+    let world = draw.model * vec4<f32>(position, 1.0);
+    out.clip = globals.view_proj * world;
+    out.world = world.xyz;
     return out;
 }
 

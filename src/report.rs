@@ -46,6 +46,15 @@ impl Kind {
 /// One object of the scene.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ObjectReport {
+    /// Where the object sits in the scene's tree (`cell3/robot`; issue 12), absent at the top.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// The object's identifier in its source model (an IFC GlobalId), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// What the object is in its source model (an IFC class), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
     /// Name.
     pub name: String,
     /// Triangle count.
@@ -61,6 +70,18 @@ pub struct ObjectReport {
 /// A colliding pair.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairReport {
+    /// `a`'s group in the scene's tree (issue 12), absent at the top.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_a: Option<String>,
+    /// `b`'s group in the scene's tree, absent at the top.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_b: Option<String>,
+    /// `a`'s identifier in its source model (an IFC GlobalId), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_a: Option<String>,
+    /// `b`'s identifier in its source model, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_b: Option<String>,
     /// First object's name (scene order).
     pub a: String,
     /// Second object's name.
@@ -115,6 +136,12 @@ pub struct DirectionalSeparation {
 /// A self-colliding object.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SelfReport {
+    /// The object's group in the scene's tree (issue 12), absent at the top.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// The object's identifier in its source model, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// Object name.
     pub object: String,
     /// Self-intersection volume in file units³.
@@ -218,6 +245,10 @@ pub struct Report {
     /// CULLIDE phase sizes (`--mode cullide` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cullide: Option<CullideStats>,
+    /// The scene unit when units were converted (issue 12: volumes in its cube, depths,
+    /// sizes and distances in it); absent when every file kept its own numbers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene_units: Option<String>,
 }
 
 /// Sizes of one view of a CULLIDE phase (Quick-CULLIDE sets).

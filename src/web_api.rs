@@ -14,17 +14,18 @@ use std::rc::Rc;
 use glam::{DMat4, Vec2, Vec3};
 use wasm_bindgen::prelude::*;
 
-use crate::check::{check, check_on_gpu_async, check_with_progress, Backend, CheckOptions};
+use crate::check::{check, check_on_gpu_async, Backend, CheckOptions};
 use crate::ldi::{Axis, Region};
 use crate::report::{Kind, Report};
+use crate::scene::{annotate_report, UnitSettings};
 use crate::viewer::camera::{dominant_axis, OrbitCamera};
 use crate::viewer::render::{
-    box_vertices, palette, segment_vertices, ColorVertex, Display, ObjectStyle, Renderer, BOX_GREY,
-    BOX_SELECTED, EDGE_RED, SELF_ORANGE, TINT_CONTACT, TINT_PENETRATION,
+    box_vertices, palette, segment_vertices, ColorVertex, Display, Instance, ObjectStyle, Renderer,
+    BOX_GREY, BOX_SELECTED, EDGE_RED, SELF_ORANGE, TINT_CONTACT, TINT_PENETRATION,
 };
 use crate::viewer::{
     flatten, ldi_points, pick, segments_for, segments_with_progress, unflatten, CheckSettings,
-    DisplaySettings, InputFile, LdiMode, Segments, Session,
+    DisplaySettings, InputFile, LdiMode, SegmentCache, Segments, Session,
 };
 
 /// The crate version.
@@ -53,6 +54,20 @@ fn inputs(names: Vec<String>, data: Vec<js_sys::Uint8Array>) -> Result<Vec<Input
 
 fn to_json<T: serde::Serialize>(v: &T) -> Result<String, JsError> {
     serde_json::to_string(v).map_err(js_err)
+}
+
+/// Unit settings from the page: the scene unit (`mm`, `m`, …; `""` or `none`: keep each
+/// file's numbers) and the unit of files that declare none.
+fn unit_settings(scene: &str, default: &str) -> Result<UnitSettings, JsError> {
+    let parse = |name: &str| crate::mesh::Units::parse(name).map_err(|e| JsError::new(&e));
+    let default = parse(default)?;
+    Ok(match scene.trim() {
+        "" | "none" => UnitSettings {
+            scene: None,
+            default: default.or(crate::mesh::Units::Millimetre),
+        },
+        s => UnitSettings::convert(parse(s)?, default),
+    })
 }
 
 /// Forwards a check's progress `(done, total, phase)` to a JavaScript function, at most every
@@ -111,12 +126,28 @@ pub fn exhaust_memory_for_tests() -> f64 {
     total
 }
 
+/// Bytes of this wasm instance's memory now (it only grows; the browser's limit is 4 GiB).
+#[wasm_bindgen]
+pub fn memory_bytes() -> f64 {
+    core::arch::wasm32::memory_size::<0>() as f64 * 65536.0
+}
+
+/// What loading these files would place, before anything is placed: JSON of
+/// [`crate::viewer::LoadPlan`] (`{scenes: [[file, [[[triangles, vertices], …], …]]],
+/// distinct: [triangles, vertices], loose_bytes}`).
+#[wasm_bindgen]
+pub fn plan_load(names: Vec<String>, data: Vec<js_sys::Uint8Array>) -> Result<String, JsError> {
+    to_json(&crate::viewer::plan_load(&inputs(names, data)?))
+}
+
 /// The CPU check, for a Web Worker (or the main thread when workers are unavailable).
 #[wasm_bindgen]
 #[derive(Debug, Default)]
 pub struct CheckWorker {
     session: Session,
     segments: Segments,
+    checker: Option<crate::check::Checker>,
+    segment_cache: SegmentCache,
 }
 
 #[wasm_bindgen]
@@ -140,6 +171,13 @@ impl CheckWorker {
     /// Remove every object.
     pub fn clear(&mut self) {
         self.session.clear();
+    }
+
+    /// Units as [`WebViewer::set_units`] sets them (the same calls in the same order keep
+    /// the worker's scene equal to the page's).
+    pub fn set_units(&mut self, scene: &str, default: &str) -> Result<(), JsError> {
+        self.session.set_units(unit_settings(scene, default)?);
+        Ok(())
     }
 
     /// Place objects: `names[k]` gets `matrices[16k..16k+16]` (column-major).
@@ -176,12 +214,21 @@ impl CheckWorker {
             .and_then(|s| s.options())
             .map_err(|e| JsError::new(&e))?;
         let mut p = JsProgress::new(progress);
-        let report =
-            check_with_progress(&self.session.scene, &opts, &mut |d, t, w| p.report(d, t, w))
-                .map_err(js_err)?;
-        self.segments = segments_with_progress(&self.session.scene, &report, &mut |d, t, w| {
-            p.report(d, t, w)
-        });
+        // A Checker remembers coarse maps and answers per object version: after a move only
+        // what involves the moved part is checked again (new settings start afresh).
+        let checker = match &mut self.checker {
+            Some(c) if *c.options() == opts => c,
+            slot => slot.insert(crate::check::Checker::new(opts)),
+        };
+        let mut report = checker
+            .check_with_progress(&self.session.scene, &mut |d, t, w| p.report(d, t, w))
+            .map_err(js_err)?;
+        annotate_report(&self.session.scene, &self.session.units(), &mut report);
+        self.segments =
+            self.segment_cache
+                .segments(&self.session.scene, &report, &mut |d, t, w| {
+                    p.report(d, t, w)
+                });
         to_json(&report)
     }
 
@@ -203,6 +250,7 @@ pub struct GpuJob {
     ctx: Rc<crate::gpu::GpuContext>,
     scene: crate::scene::Scene,
     opts: CheckOptions,
+    units: UnitSettings,
 }
 
 /// A finished check: the report (JSON, the CLI schema) and the intersection segments.
@@ -243,11 +291,12 @@ pub async fn run_gpu_check(
     progress: Option<js_sys::Function>,
 ) -> Result<CheckResult, JsError> {
     let mut p = JsProgress::new(progress);
-    let report = check_on_gpu_async(&job.scene, &job.opts, &job.ctx, &mut |d, t, w| {
+    let mut report = check_on_gpu_async(&job.scene, &job.opts, &job.ctx, &mut |d, t, w| {
         p.report(d, t, w)
     })
     .await
     .map_err(js_err)?;
+    annotate_report(&job.scene, &job.units, &mut report);
     let segments = segments_with_progress(&job.scene, &report, &mut |d, t, w| p.report(d, t, w));
     Ok(CheckResult {
         report: to_json(&report)?,
@@ -293,6 +342,11 @@ pub struct WebViewer {
     ldi_mode: LdiMode,
     ldi_resolution: u32,
     geometry_dirty: bool,
+    placements_dirty: bool,
+    /// The GPU mesh slot each object draws (objects sharing a mesh share a slot).
+    mesh_slots: Vec<usize>,
+    /// Meshes too large to draw, in words.
+    draw_note: Option<String>,
     lines_dirty: bool,
     drag: Option<Drag>,
     anim: Option<crate::sim::Animation>,
@@ -433,6 +487,9 @@ impl WebViewer {
             ldi_mode: LdiMode::Off,
             ldi_resolution: 128,
             geometry_dirty: true,
+            placements_dirty: true,
+            mesh_slots: Vec::new(),
+            draw_note: None,
             lines_dirty: true,
             drag: None,
             anim: None,
@@ -451,9 +508,27 @@ impl WebViewer {
             .map_or("none".into(), |g| g.backend.clone())
     }
 
-    /// Why something fell back (empty when nothing did).
+    /// Why something fell back or is not drawn (empty when nothing did).
     pub fn notes(&self) -> String {
-        self.gpu_note.clone()
+        match &self.draw_note {
+            Some(d) if self.gpu_note.is_empty() => d.clone(),
+            Some(d) => format!("{}; {d}", self.gpu_note),
+            None => self.gpu_note.clone(),
+        }
+    }
+
+    /// Bytes of mesh geometry on the GPU for drawing (each distinct mesh once).
+    pub fn gpu_mesh_bytes(&self) -> f64 {
+        self.gfx
+            .as_ref()
+            .map_or(0.0, |g| g.renderer.mesh_bytes() as f64)
+    }
+
+    /// The largest buffer the drawing device allows, in bytes (0 without a 3D view).
+    pub fn gpu_max_buffer(&self) -> f64 {
+        self.gfx
+            .as_ref()
+            .map_or(0.0, |g| g.device.limits().max_buffer_size as f64)
     }
 
     /// The GPU adapter's name, when checks run on WebGPU.
@@ -522,6 +597,32 @@ impl WebViewer {
         to_json(&out)
     }
 
+    /// Units: every object is converted to `scene` (`mm`, `cm`, `m`, `um`, `in`, `ft`; `""` or
+    /// `none` keeps each file's numbers), files that declare no unit are taken to be in
+    /// `default`. Changing the scene unit converts what is loaded (sizes, placements, the
+    /// undo history); the default applies to files loaded afterwards. The check worker must
+    /// get the same call ([`CheckWorker::set_units`]).
+    pub fn set_units(&mut self, scene: &str, default: &str) -> Result<(), JsError> {
+        let units = unit_settings(scene, default)?;
+        let had = self.session.units();
+        self.session.set_units(units);
+        if had.scene != units.scene {
+            self.set_no_result();
+            self.objects_changed();
+            self.fit_all();
+        }
+        Ok(())
+    }
+
+    /// The unit settings: `[scene unit symbol or "", default unit symbol]`.
+    pub fn units(&self) -> Vec<String> {
+        let u = self.session.units();
+        vec![
+            u.scene.map_or(String::new(), |s| s.symbol().to_string()),
+            u.default.symbol().to_string(),
+        ]
+    }
+
     /// Remove every object.
     pub fn clear(&mut self) {
         self.anim = None;
@@ -536,14 +637,14 @@ impl WebViewer {
         let n = self.session.scene.objects.len();
         self.hidden.resize(n, false);
         self.colliding.resize(n, 0.0);
-        if let Some(g) = &mut self.gfx {
-            g.renderer.truncate_meshes(n);
-        }
         self.geometry_dirty = true;
         self.lines_dirty = true;
     }
 
-    /// Objects as JSON: `[{name, triangles, closed, units, translation, min, max, colour}]`.
+    /// Objects as JSON: `[{name, group, id, kind, triangles, closed, units, source_units,
+    /// translation, min, max, colour, hidden}]` (`group`: the path in the scene's tree or
+    /// `null`; `id`, `kind`: the source model's identifier and class (IFC GlobalId and class);
+    /// `units`: the unit of the numbers, `source_units`: what the file declared).
     pub fn objects(&self) -> Result<String, JsError> {
         let v: Vec<serde_json::Value> = self
             .session
@@ -557,9 +658,13 @@ impl WebViewer {
                 let c = palette(i);
                 serde_json::json!({
                     "name": o.name,
+                    "group": o.group,
+                    "id": o.id,
+                    "kind": o.kind,
                     "triangles": o.mesh.triangles.len(),
                     "closed": o.is_closed(),
                     "units": o.units,
+                    "source_units": o.source_units,
                     "translation": [t.x, t.y, t.z],
                     "min": b.min.to_array(),
                     "max": b.max.to_array(),
@@ -628,7 +733,7 @@ impl WebViewer {
     }
 
     fn moved(&mut self) {
-        self.geometry_dirty = true;
+        self.placements_dirty = true;
         self.lines_dirty = true;
     }
 
@@ -830,7 +935,8 @@ impl WebViewer {
     /// Run a check on the CPU, here (blocks; the widget prefers [`CheckWorker`]).
     pub fn check_cpu(&mut self, settings: &str) -> Result<String, JsError> {
         let opts = parse_settings(settings)?;
-        let report = check(&self.session.scene, &opts).map_err(js_err)?;
+        let mut report = check(&self.session.scene, &opts).map_err(js_err)?;
+        annotate_report(&self.session.scene, &self.session.units(), &mut report);
         let segments = segments_for(&self.session.scene, &report);
         let json = to_json(&report)?;
         self.take_result(report, segments);
@@ -852,6 +958,7 @@ impl WebViewer {
             ctx: ctx.clone(),
             scene: self.session.scene.clone(),
             opts,
+            units: self.session.units(),
         })
     }
 
@@ -923,6 +1030,8 @@ impl WebViewer {
     pub fn render(&mut self) -> Result<(), JsError> {
         if self.geometry_dirty {
             self.upload_geometry();
+        } else if self.placements_dirty {
+            self.update_placements();
         }
         if self.lines_dirty {
             self.upload_lines();
@@ -1099,14 +1208,72 @@ impl WebViewer {
         }
     }
 
+    /// Upload every distinct mesh once (a mesh placed by many objects is one GPU mesh) and
+    /// the objects' placements.
     fn upload_geometry(&mut self) {
         self.geometry_dirty = false;
+        self.placements_dirty = true;
         let Some(g) = &mut self.gfx else { return };
-        for (i, o) in self.session.scene.objects.iter().enumerate() {
-            let w = o.world();
-            g.renderer
-                .set_mesh(&g.device, &g.queue, i, &w.positions, &w.triangles);
+        let mut slot_of: std::collections::HashMap<*const crate::mesh::Mesh, usize> =
+            std::collections::HashMap::new();
+        self.mesh_slots.clear();
+        // A mesh larger than the device's largest buffer is not drawn (it is still checked):
+        // said in `notes`, never a validation error.
+        let max = g.device.limits().max_buffer_size;
+        let mut too_big = Vec::new();
+        for o in &self.session.scene.objects {
+            let key = std::sync::Arc::as_ptr(&o.mesh);
+            let next = slot_of.len();
+            let slot = *slot_of.entry(key).or_insert_with(|| {
+                let bytes = 12 * o.mesh.triangles.len().max(o.mesh.positions.len()) as u64;
+                if bytes > max {
+                    too_big.push(format!(
+                        "'{}' ({} triangles: a {:.0} MB buffer, the GPU allows {:.0} MB)",
+                        o.name,
+                        o.mesh.triangles.len(),
+                        bytes as f64 / 1e6,
+                        max as f64 / 1e6
+                    ));
+                    g.renderer.set_mesh(&g.device, &g.queue, next, &[], &[]);
+                } else {
+                    g.renderer.set_mesh(
+                        &g.device,
+                        &g.queue,
+                        next,
+                        &o.mesh.positions,
+                        &o.mesh.triangles,
+                    );
+                }
+                next
+            });
+            self.mesh_slots.push(slot);
         }
+        self.draw_note = (!too_big.is_empty()).then(|| {
+            format!(
+                "not drawn, too large for one GPU buffer (still checked): {}",
+                too_big.join(", ")
+            )
+        });
+        g.renderer.truncate_meshes(slot_of.len());
+        self.update_placements();
+    }
+
+    /// Tell the renderer where each object is (cheap: a matrix per object).
+    fn update_placements(&mut self) {
+        self.placements_dirty = false;
+        let Some(g) = &mut self.gfx else { return };
+        let instances = self
+            .session
+            .scene
+            .objects
+            .iter()
+            .zip(&self.mesh_slots)
+            .map(|(o, &mesh)| Instance {
+                mesh,
+                world_from_object: o.world_from_object().as_mat4(),
+            })
+            .collect();
+        g.renderer.set_instances(instances);
     }
 
     fn upload_lines(&mut self) {

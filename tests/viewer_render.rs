@@ -14,7 +14,7 @@ use ldiclash::check::{check, CheckOptions};
 use ldiclash::mesh::shapes::cuboid;
 use ldiclash::viewer::camera::OrbitCamera;
 use ldiclash::viewer::render::{
-    palette, segment_vertices, Display, ObjectStyle, Renderer, EDGE_RED, TINT_PENETRATION,
+    palette, segment_vertices, Display, Instance, ObjectStyle, Renderer, EDGE_RED, TINT_PENETRATION,
 };
 use ldiclash::viewer::{segments_for, InputFile, Session};
 
@@ -91,20 +91,53 @@ impl Frame {
 
 /// Check the scene, draw it as the page does (tint + edges), read the pixels back.
 fn draw(session: &Session, camera: &OrbitCamera, display: &Display) -> Option<(Frame, usize)> {
+    draw_with(session, camera, display, false)
+}
+
+/// [`draw`]; with `instanced`, each distinct mesh is uploaded once in its own coordinates and
+/// objects draw it at their placement (what the page does), otherwise world geometry per
+/// object.
+fn draw_with(
+    session: &Session,
+    camera: &OrbitCamera,
+    display: &Display,
+    instanced: bool,
+) -> Option<(Frame, usize)> {
     let (device, queue) = device()?;
     let report = check(&session.scene, &CheckOptions::default()).unwrap();
     let segments = segments_for(&session.scene, &report);
     let format = wgpu::TextureFormat::Rgba8Unorm;
     let mut r = Renderer::new(&device, format);
     let mut styles = Vec::new();
+    let mut slots: Vec<*const ldiclash::mesh::Mesh> = Vec::new();
+    let mut instances = Vec::new();
     for (i, o) in session.scene.objects.iter().enumerate() {
-        r.set_mesh(
-            &device,
-            &queue,
-            i,
-            &o.world().positions,
-            &o.world().triangles,
-        );
+        if instanced {
+            let key = std::sync::Arc::as_ptr(&o.mesh);
+            let slot = slots.iter().position(|&k| k == key).unwrap_or_else(|| {
+                r.set_mesh(
+                    &device,
+                    &queue,
+                    slots.len(),
+                    &o.mesh.positions,
+                    &o.mesh.triangles,
+                );
+                slots.push(key);
+                slots.len() - 1
+            });
+            instances.push(Instance {
+                mesh: slot,
+                world_from_object: o.world_from_object().as_mat4(),
+            });
+        } else {
+            r.set_mesh(
+                &device,
+                &queue,
+                i,
+                &o.world().positions,
+                &o.world().triangles,
+            );
+        }
         let colliding = report.pairs.iter().any(|p| p.a == o.name || p.b == o.name);
         styles.push(ObjectStyle {
             color: palette(i),
@@ -113,6 +146,10 @@ fn draw(session: &Session, camera: &OrbitCamera, display: &Display) -> Option<(F
             ghost: false,
             visible: true,
         });
+    }
+    r.set_instances(instances);
+    if instanced {
+        assert_eq!(r.mesh_bytes(), slots.len() as u64 * (8 * 12 + 12 * 12));
     }
     let mut edges = Vec::new();
     segment_vertices(&segments.pairs, EDGE_RED, &mut edges);
@@ -275,4 +312,55 @@ fn hidden_edges_show_through_an_occluder() {
     // Behind the wall only the stippled hidden pass draws them.
     assert!(w > 20, "hidden edges drawn: {w} red pixels");
     assert!(wo < w / 4, "without hidden edges: {wo} vs {w}");
+}
+
+#[test]
+fn instances_draw_like_world_geometry_with_each_mesh_uploaded_once() {
+    let _g = lock();
+    // One box file placed three times by a scene file (turned, mirrored, moved) and a second
+    // box crossing the first.
+    let mut s = Session::new();
+    let scene = br#"{"objects": [
+        {"name": "a", "file": "box.stl"},
+        {"name": "b", "file": "box.stl", "world_from_object": [0,1,0,0, -1,0,0,0, 0,0,1,0, 2.5,0,0,1]},
+        {"name": "c", "file": "box.stl", "world_from_object": [-1,0,0,0, 0,1,0,0, 0,0,1,0, -0.5,0,0.3,1]},
+        {"name": "d", "file": "other.stl", "world_from_object": [1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0.5,1]}]}"#;
+    let out = s.load(&[
+        InputFile {
+            name: "scene.json".into(),
+            bytes: scene.to_vec(),
+        },
+        InputFile {
+            name: "box.stl".into(),
+            bytes: stl(Vec3::ZERO, Vec3::new(1.0, 0.5, 0.8)),
+        },
+        InputFile {
+            name: "other.stl".into(),
+            bytes: stl(Vec3::new(0.6, 0.1, 0.0), Vec3::new(1.6, 0.4, 1.0)),
+        },
+    ]);
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let cam = camera(&s);
+    let Some((world, _)) = draw_with(&s, &cam, &Display::default(), false) else {
+        return;
+    };
+    let (inst, _) = draw_with(&s, &cam, &Display::default(), true).unwrap();
+    let differing = world
+        .rgba
+        .chunks_exact(4)
+        .zip(inst.rgba.chunks_exact(4))
+        .filter(|(a, b)| a.iter().zip(b.iter()).any(|(x, y)| x.abs_diff(*y) > 8))
+        .count();
+    let drawn = world
+        .rgba
+        .chunks_exact(4)
+        .filter(|p| p[0] < 200 || p[1] < 200)
+        .count();
+    assert!(drawn > 2000, "{drawn} pixels drawn");
+    // f32 placement on the GPU against f64 placement on the CPU: a few edge pixels differ.
+    assert!(
+        differing * 200 < drawn,
+        "{differing} of {drawn} drawn pixels differ"
+    );
+    assert_eq!(world.red_count() > 0, inst.red_count() > 0);
 }

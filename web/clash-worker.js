@@ -3,6 +3,8 @@
 // Protocol (every message has an `id`; the reply echoes it):
 //   {id, op: "load", names, buffers}        -> {id, ok, outcome}   (same order as the viewer)
 //   {id, op: "clear"}                        -> {id, ok}
+//   {id, op: "units", scene, default}        -> {id, ok}   (as the viewer's set_units)
+//   {id, op: "memory"}                       -> {id, ok, bytes} (this wasm instance's memory)
 //   {id, op: "check", names, matrices, settings}
 //                                            -> {id, progress: {done, total, what}} (several;
 //                                               what: pairs | self | segments)
@@ -17,7 +19,7 @@
 // Once the module runs it posts {started: true}.
 // The wasm module is the page's own build (ldiclash.js next to this file).
 
-import init, { CheckWorker, exhaust_memory_for_tests } from "./ldiclash.js";
+import init, { CheckWorker, exhaust_memory_for_tests, memory_bytes } from "./ldiclash.js";
 
 let worker = null;
 let exports = null;
@@ -58,6 +60,13 @@ self.onmessage = async (event) => {
       case "clear":
         worker.clear();
         self.postMessage({ id: msg.id, ok: true });
+        break;
+      case "units":
+        worker.set_units(msg.scene, msg.default);
+        self.postMessage({ id: msg.id, ok: true });
+        break;
+      case "memory":
+        self.postMessage({ id: msg.id, ok: true, bytes: memory_bytes() });
         break;
       case "check": {
         const t0 = performance.now();

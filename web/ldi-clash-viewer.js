@@ -8,7 +8,10 @@
 // Attributes: src (mesh or scene URLs, comma-separated), backend (auto|webgpu|cpu),
 //             resolution (pixels along each region's longest edge, default 256),
 //             mode (auto|volume|surface|self|exact|cullide|convex), controls ("none" hides the
-//             toolbar and side panel).
+//             toolbar and side panel), units (the scene unit every file is converted to:
+//             mm (default), cm, m, um, in, ft, or none to keep each file's numbers),
+//             default-units (the unit of files that declare none: STL, OBJ, PLY, OFF;
+//             default mm).
 // Methods:    load(files) -> Promise<{added, errors, notes}>   (File objects or {name, bytes})
 //             setTransform(name, matrix16)                       (column-major, like scene.json)
 //             check() -> Promise<report>                         (ldiclash check --json schema)
@@ -18,7 +21,9 @@
 // Events:     load (detail: {added, errors, notes}), clash (detail: the report),
 //             error (detail: {message, file?}), frame (detail: an animation frame's report: the
 //             check report plus frame, steps, sim_ms, collision_ms), progress (detail: a check
-//             under way: {phase: start|coarse|pairs|self|segments, done, total, backend, software});
+//             under way: {phase: start|coarse|pairs|self|segments, done, total, backend, software}),
+//             phase (a load or a check: {phase: fetch|parse|upload|check, state:
+//             start|progress|end, done, total, ms, bytes, triangles});
 //             all bubble and are composed (a page's `error` listener on window sees the
 //             widget's CustomEvents too: only an ErrorEvent is an uncaught exception).
 // Test hooks: _testHooks (loseGpuDevice, killCheckWorker, exhaustWorkerMemory,
@@ -30,6 +35,17 @@
 const HERE = new URL(".", import.meta.url);
 const STEP_EXTENSIONS = ["step", "stp", "iges", "igs", "brep"];
 const MODES = ["auto", "volume", "surface", "self", "exact", "cullide", "convex"];
+const IFC_EXTENSIONS = ["ifc"];
+const UNIT_CHOICES = [["none", "as in the files"], ["um", "µm"], ["mm", "mm"], ["cm", "cm"], ["m", "m"], ["in", "in"], ["ft", "ft"]];
+const GiB = 1024 ** 3;
+/** wasm32 memory ends at 4 GiB; a load is planned to stay under this much of it. */
+const WASM_BUDGET = 3.5 * GiB;
+/** Bytes one placed triangle costs a wasm instance beyond its world geometry while it is
+ * checked (coarse maps, LDIs, answers), measured on the 3.1 M-triangle hall in Chromium
+ * (tests/browser/hall.mjs prints the measurement it comes from). */
+const CHECK_BYTES_PER_TRIANGLE = 64;
+/** Groups of the object list start closed beyond this many objects. */
+const OPEN_GROUPS_UP_TO = 60;
 const DEFAULT_AMPLITUDE = { twist: 3.0, wobble: 0.08, spring: 0.6 };
 
 let wasmPromise = null;
@@ -61,7 +77,9 @@ function loadWasm() {
 
 let stepWorker = null;
 let stepSeq = 0;
-/** Tessellate a STEP/IGES/BREP file with occt-import-js in a worker: a binary STL per solid. */
+/** Tessellate a STEP/IGES/BREP file with occt-import-js in a worker: a scene.json (one object
+ * per solid, named by its product, in the file's assembly tree and length unit) and a binary
+ * STL per solid, as {name, bytes} files. */
 function tessellate(name, bytes) {
   stepWorker ??= new Worker(new URL("./step-worker.js", HERE));
   const id = ++stepSeq;
@@ -69,7 +87,7 @@ function tessellate(name, bytes) {
     const onMessage = (e) => {
       if (e.data.id !== id) return;
       stepWorker.removeEventListener("message", onMessage);
-      e.data.ok ? resolve(e.data.stls.map((b) => new Uint8Array(b))) : reject(new Error(e.data.error));
+      e.data.ok ? resolve(e.data.files.map((f) => ({ name: f.name, bytes: new Uint8Array(f.buffer) }))) : reject(new Error(e.data.error));
     };
     stepWorker.addEventListener("message", onMessage);
     stepWorker.addEventListener(
@@ -79,6 +97,31 @@ function tessellate(name, bytes) {
     );
     const copy = bytes.slice().buffer;
     stepWorker.postMessage({ id, name, buffer: copy }, [copy]);
+  });
+}
+
+let ifcWorker = null;
+let ifcSeq = 0;
+/** Read an IFC file with web-ifc in its own worker (ifc-worker.js, loaded only now): a
+ * scene.json (one object per product: GlobalId, Name, IFC class, grouped by storey) and a
+ * binary STL per distinct geometry, as {name, bytes} files. */
+function readIfc(name, bytes) {
+  ifcWorker ??= new Worker(new URL("./ifc-worker.js", HERE));
+  const id = ++ifcSeq;
+  return new Promise((resolve, reject) => {
+    const onMessage = (e) => {
+      if (e.data.id !== id) return;
+      ifcWorker.removeEventListener("message", onMessage);
+      e.data.ok ? resolve(e.data.files.map((f) => ({ name: f.name, bytes: new Uint8Array(f.buffer) }))) : reject(new Error(e.data.error));
+    };
+    ifcWorker.addEventListener("message", onMessage);
+    ifcWorker.addEventListener(
+      "error",
+      (e) => reject(new Error(`the IFC reader failed to start: ${e.message ?? "no web-ifc"}`)),
+      { once: true },
+    );
+    const copy = bytes.slice().buffer;
+    ifcWorker.postMessage({ id, name, buffer: copy }, [copy]);
   });
 }
 
@@ -106,6 +149,7 @@ class CheckClient {
     this.worker = null;
     if (!this._spawn()) this.inline = new wasm.CheckWorker();
   }
+
 
   /** Start a worker; false where workers cannot be made here. */
   _spawn() {
@@ -171,7 +215,7 @@ class CheckClient {
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
     if (this._spawn()) {
-      for (const h of this.history) this._send({ op: "load", names: h.names, datas: h.datas }).catch(() => {});
+      for (const h of this.history) this._replay(h).catch(() => {});
     } else {
       this.inline = null; // check() rebuilds it from the history
     }
@@ -195,14 +239,41 @@ class CheckClient {
     return this.call({ op, names, buffers }, buffers);
   }
 
+  /** Send a history entry again (a new worker gets the same calls in the same order). */
+  _replay(h) {
+    if (h.op === "units") return this.call({ op: "units", scene: h.scene, default: h.default });
+    return this._send({ op: "load", names: h.names, datas: h.datas });
+  }
+
+  _applyInline(h) {
+    if (h.op === "units") this.inline.set_units(h.scene, h.default);
+    else this.inline.load(h.names, h.datas);
+  }
+
   async load(names, datas) {
-    this.history.push({ names, datas });
+    this.history.push({ op: "load", names, datas });
     if (!this.worker) return JSON.parse(this.inline.load(names, datas));
     return (await this._send({ op: "load", names, datas })).outcome;
   }
 
+  /** The unit settings, as the viewer got them (same order relative to loads). */
+  async setUnits(scene, def) {
+    const h = { op: "units", scene, default: def };
+    this.history.push(h);
+    if (!this.worker) return this.inline?.set_units(scene, def);
+    await this.call(h);
+  }
+
+  /** Bytes of the worker's wasm memory. */
+  async memory() {
+    if (!this.worker) return this.wasm.memory_bytes();
+    return (await this.call({ op: "memory" })).bytes;
+  }
+
   async clear() {
-    this.history = [];
+    // Unit settings stay: keep the last one.
+    const units = this.history.filter((h) => h.op === "units").pop();
+    this.history = units ? [units] : [];
     if (!this.worker) return this.inline?.clear();
     await this.call({ op: "clear" });
   }
@@ -212,7 +283,7 @@ class CheckClient {
       if (!this.inline) {
         // The worker died after loads: rebuild its state here.
         this.inline = new this.wasm.CheckWorker();
-        for (const h of this.history) this.inline.load(h.names, h.datas);
+        for (const h of this.history) this._applyInline(h);
       }
       this.inline.set_transforms(names, matrices);
       const report = this.inline.check(settings, (done, total, what) => this.onProgress?.({ done, total, what }));
@@ -278,6 +349,13 @@ li.item:hover { background: #eef1f7; } li.item.sel { background: #fff4d0; }
 .drop.on { display: flex; }
 .empty { position: absolute; inset: 0; display: none; align-items: center; justify-content: center; color: #6b7385; text-align: center; pointer-events: none; }
 .empty.on { display: flex; }
+li.group { display: block; padding: 0; } li.group > details > summary { padding: 3px 4px; border-radius: 4px; cursor: pointer; display: flex; gap: 6px; align-items: center; }
+li.group > details > summary:hover { background: #eef1f7; } li.group > details > ul { padding-left: 12px; border-left: 1px solid #e3e6ec; margin-left: 6px; }
+li.group .count { margin-left: auto; }
+.phases { position: absolute; left: 8px; top: 44px; z-index: 3; background: rgba(255,255,255,.92); border: 1px solid #dde0e6; border-radius: 6px; padding: 4px 8px; display: none; min-width: 260px; }
+.phases.on { display: block; } .phases > div { display: grid; grid-template-columns: 52px 1fr auto; gap: 6px; align-items: center; font-size: 12px; }
+.phases .bar { height: 5px; background: #e7ebf3; border-radius: 3px; overflow: hidden; } .phases .bar > div { height: 100%; width: 0; background: #2b6de0; }
+.phases .warn { display: block; color: #8a4b00; max-width: 420px; white-space: normal; }
 :host([controls=none]) .panel, :host([controls=none]) .toolbar { display: none; }
 @media (max-width: 700px) { .panel { position: absolute; right: 0; top: 0; bottom: 0; transform: translateX(100%); transition: transform .2s; z-index: 4; } .panel.open { transform: none; } }
 `;
@@ -288,7 +366,7 @@ const HTML = `
     <canvas tabindex="0" aria-label="3D view of the scene"></canvas>
     <div class="progress"><div></div></div>
     <div class="toolbar" part="toolbar">
-      <button data-act="open" title="Open files (STL, OBJ, PLY, OFF, glTF/GLB, 3MF, STEP/IGES, scene.json)">Open…</button>
+      <button data-act="open" title="Open files (STL, OBJ, PLY, OFF, glTF/GLB, 3MF, STEP/IGES, IFC, scene.json)">Open…</button>
       <button data-act="fit" title="Fit all (Home)">Fit</button>
       <button data-act="+x" title="View from +X">+X</button><button data-act="-x" title="View from −X">−X</button>
       <button data-act="+y" title="View from +Y">+Y</button><button data-act="-y" title="View from −Y">−Y</button>
@@ -302,9 +380,10 @@ const HTML = `
       <button data-act="help" title="Help (h or ?)">?</button>
     </div>
     <div class="errors" role="alert" aria-live="assertive"></div>
+    <div class="phases num" aria-live="polite"></div>
     <div class="note"></div>
     <div class="status num" aria-live="polite"></div>
-    <div class="empty"><div>Drop meshes or a scene here<br><span class="muted">STL · OBJ · PLY · OFF · glTF/GLB · 3MF · STEP/IGES · scene.json</span></div></div>
+    <div class="empty"><div>Drop meshes or a scene here<br><span class="muted">STL · OBJ · PLY · OFF · glTF/GLB · 3MF · STEP/IGES · IFC · scene.json</span></div></div>
     <div class="drop">Drop to add to the scene</div>
     <div class="help" role="dialog" aria-label="Help"><div>
       <h3 style="margin-top:0">ldiclash — keys and mouse</h3>
@@ -338,10 +417,14 @@ const HTML = `
     <label>Backend <select name="backend"><option value="auto">auto</option><option value="webgpu">WebGPU</option><option value="cpu">CPU (wasm SIMD)</option></select></label>
     <label>Mode <select name="mode">${MODES.map((m) => `<option>${m}</option>`).join("")}</select></label>
     <label>Resolution <input name="resolution" type="number" min="8" max="4096" step="8" value="256"></label>
-    <label>ε (blank: 1 pixel) <input name="epsilon" type="number" min="0" step="any" placeholder="auto"></label>
+    <label>ε <span class="muted" data-out="eps-unit">(blank: 1 pixel)</span> <input name="epsilon" type="number" min="0" step="any" placeholder="auto"></label>
     <label>Collision detection (c) <input name="collide" type="checkbox" checked></label>
     <label>Self-collision (v) <input name="self" type="checkbox" checked></label>
     <div class="muted" data-out="backend"></div>
+    <h2>Units</h2>
+    <label>Scene unit <select name="units">${UNIT_CHOICES.map(([v, t]) => `<option value="${v}">${t}</option>`).join("")}</select></label>
+    <label>Files without a unit <select name="default_units">${UNIT_CHOICES.slice(1).map(([v, t]) => `<option value="${v}">${t}</option>`).join("")}</select></label>
+    <div class="muted" data-out="units"></div>
     <h2>Display</h2>
     <label>Hidden intersection edges (e) <input name="hidden_edges" type="checkbox" checked></label>
     <label>X-ray non-colliding (m) <input name="xray" type="checkbox"></label>
@@ -366,7 +449,7 @@ const HTML = `
     <div data-out="timings" class="muted num"></div>
   </aside>
 </div>
-<input type="file" multiple hidden accept=".stl,.obj,.mtl,.ply,.off,.gltf,.glb,.bin,.3mf,.json,.step,.stp,.iges,.igs,.brep">
+<input type="file" multiple hidden accept=".stl,.obj,.mtl,.ply,.off,.gltf,.glb,.bin,.3mf,.json,.step,.stp,.iges,.igs,.brep,.ifc">
 `;
 
 const PHASES = {
@@ -378,12 +461,43 @@ const PHASES = {
 
 const UNIT_SYMBOLS = { micron: "µm", millimetre: "mm", centimetre: "cm", metre: "m", inch: "in", foot: "ft" };
 
-/** An object's box extents with its unit: "0.155 × 0.153 × 0.12 m" ("…, unit unknown"). */
-export function sizeText(o) {
+/** An object's box extents with its unit: "155 × 153 × 120 mm (file: m)"; without a unit
+ * "0.155 × 0.153 × 0.12 (unit unknown)"; a file without a unit converted: "… mm (file: no
+ * unit, taken as mm)" (`def`: the symbol of the default unit). */
+export function sizeText(o, def = "mm") {
   const ext = o.max.map((v, k) => v - o.min[k]).map((v) => fmt(Number(v.toPrecision(3)), 6));
   const unit = UNIT_SYMBOLS[o.units];
-  return `${ext.join(" × ")}${unit ? ` ${unit}` : " (unit unknown)"}`;
+  const source = UNIT_SYMBOLS[o.source_units];
+  let from = "";
+  if (unit && o.source_units && o.source_units !== o.units) {
+    from = source ? ` (file: ${source})` : ` (file: no unit, taken as ${def})`;
+  }
+  return `${ext.join(" × ")}${unit ? ` ${unit}` : " (unit unknown)"}${from}`;
 }
+
+/** The common leading path of two group paths ("a/b", "a/c" → "a"). */
+function commonGroup(a, b) {
+  const x = (a ?? "").split("/").filter(Boolean);
+  const y = (b ?? "").split("/").filter(Boolean);
+  const out = [];
+  for (let k = 0; k < Math.min(x.length, y.length) && x[k] === y[k]; k++) out.push(x[k]);
+  return out.join("/");
+}
+
+/** An object's label in its group: the last level of its name. */
+function leafName(name, group) {
+  if (!group) return name;
+  const i = name.lastIndexOf("/");
+  return i >= 0 ? name.slice(i + 1) : name;
+}
+
+/** An object's path (group/leaf) relative to `base`. */
+function relPath(name, group, base) {
+  const full = group ? `${group}/${leafName(name, group)}` : name;
+  return base && full.startsWith(`${base}/`) ? full.slice(base.length + 1) : full;
+}
+
+const MB = (b) => `${(b / 1e6).toFixed(b < 1e7 ? 1 : 0)} MB`;
 
 /** The WebGPU adapter in words: `{name, software, text}`, e.g. "SwiftShader (software)".
  * wgpu gives no adapter name on the web, so this asks WebGPU itself (with the options wgpu
@@ -449,7 +563,7 @@ async function toInputs(files) {
 
 export class LdiClashViewer extends HTMLElement {
   static get observedAttributes() {
-    return ["src", "backend", "resolution", "mode"];
+    return ["src", "backend", "resolution", "mode", "units", "default-units"];
   }
 
   constructor() {
@@ -470,6 +584,8 @@ export class LdiClashViewer extends HTMLElement {
     this._collide = true;
     this._backend = "auto";
     this._srcLoaded = null;
+    this._collapsed = new Map();
+    this._phaseState = {};
   }
 
   /** The last report (the `ldiclash check --json` schema), or null. */
@@ -514,6 +630,9 @@ export class LdiClashViewer extends HTMLElement {
     if (name === "resolution") this._field("resolution").value = value || 256;
     if (name === "mode") this._field("mode").value = MODES.includes(value) ? value : "auto";
     if (name === "resolution" || name === "mode") this._scheduleCheck();
+    if (name === "units" || name === "default-units") {
+      this._setUnits(this.getAttribute("units") || "mm", this.getAttribute("default-units") || "mm").catch((err) => this._error(err.message));
+    }
   }
 
   _field(name) {
@@ -540,6 +659,7 @@ export class LdiClashViewer extends HTMLElement {
       this._redraw();
     });
     this._resizeObserver.observe(this.canvas);
+    await this._setUnits(this.getAttribute("units") || "mm", this.getAttribute("default-units") || "mm");
     this._wireUi();
     this._wirePointer();
     this._wireKeys();
@@ -576,19 +696,27 @@ export class LdiClashViewer extends HTMLElement {
     const names = [];
     const datas = [];
     const failed = [];
+    const notes = [];
     let k = 0;
+    const t0 = performance.now();
+    this._phase("parse", { state: "start" });
     for (const f of inputs) {
       this._progress(k++ / inputs.length, `Reading ${f.name}…`);
       const ext = f.name.split(".").pop().toLowerCase();
-      if (STEP_EXTENSIONS.includes(ext)) {
+      const converter = STEP_EXTENSIONS.includes(ext)
+        ? [tessellate, "Tessellating", "OpenCascade"]
+        : IFC_EXTENSIONS.includes(ext)
+          ? [readIfc, "Reading", "web-ifc"]
+          : null;
+      if (converter) {
         try {
-          this._progress(k / inputs.length, `Tessellating ${f.name} (OpenCascade)…`, true);
-          const stls = await tessellate(f.name, f.bytes);
-          const stem = f.name.replace(/\.[^.]*$/, "");
-          stls.forEach((stl, i) => {
-            names.push(stls.length === 1 ? `${stem}.stl` : `${stem}_${i + 1}.stl`);
-            datas.push(stl);
-          });
+          this._progress(k / inputs.length, `${converter[1]} ${f.name} (${converter[2]})…`, true);
+          // A scene.json and its meshes, named under the file's own name (the worker does)
+          // so that they cannot meet another drop's files.
+          for (const out of await converter[0](f.name, f.bytes)) {
+            names.push(out.name);
+            datas.push(out.bytes);
+          }
         } catch (err) {
           failed.push({ file: f.name, message: err.message });
         }
@@ -599,21 +727,178 @@ export class LdiClashViewer extends HTMLElement {
     }
     let outcome = { added: [], errors: [], notes: [] };
     if (names.length) {
+      // What would this place? Say so before placing it when it cannot fit into wasm memory,
+      // and load what fits.
+      this._progress(1, "Planning the scene…", true);
+      await new Promise((r) => setTimeout(r, 0));
+      const limited = this._fitToMemory(names, datas);
+      if (limited.note) notes.push(limited.note);
       this._progress(1, "Building the scene…", true);
       await new Promise((r) => setTimeout(r, 0));
-      outcome = JSON.parse(this.viewer.load(names, datas));
+      // The worker parses in parallel (the other core) while this thread places the scene.
+      const workerLoad = this.checker.load(names, limited.datas);
+      outcome = JSON.parse(this.viewer.load(names, limited.datas));
       if (outcome.added.length) this._sceneGen++;
-      if (outcome.added.length) await this.checker.load(names, datas);
+      const parseMs = performance.now() - t0;
+      this._phase("parse", { state: "end", ms: parseMs, triangles: limited.triangles, bytes: await this._memory() });
+      const t1 = performance.now();
+      this._phase("upload", { state: "start" });
+      try {
+        this.viewer.render();
+      } catch (err) {
+        this._error(`Drawing failed: ${err?.message ?? err}`);
+      }
+      this._phase("upload", { state: "end", ms: performance.now() - t1, bytes: this.viewer.gpu_mesh_bytes() });
+      await workerLoad;
+    } else {
+      this._phase("parse", { state: "end", ms: performance.now() - t0 });
     }
     outcome.errors.push(...failed);
+    outcome.notes.push(...notes);
     this._progress(null);
     for (const e of outcome.errors) this._error(`${e.file}: ${e.message}`, e.file);
+    this._notes();
     this._refreshLists();
     this._updateEmpty();
     this._redraw();
     this._emit("load", outcome);
-    if (outcome.added.length) this._scheduleCheck();
+    if (outcome.added.length) {
+      this._firstCheck = true;
+      this._scheduleCheck();
+    }
     return outcome;
+  }
+
+  /** Bytes of this page's wasm memory. */
+  async _memory() {
+    return this.wasm.memory_bytes?.() ?? 0;
+  }
+
+  /** Plans a load (wasm `plan_load`): when the scene files would place more than the wasm
+   * memory holds (4 GiB, of which WASM_BUDGET is planned for), keep the first objects of each
+   * scene that fit and say so with the numbers. Returns {datas, triangles, note}. */
+  _fitToMemory(names, datas) {
+    let plan;
+    try {
+      plan = JSON.parse(this.wasm.plan_load(names, datas));
+    } catch {
+      return { datas, triangles: 0 };
+    }
+    const worldBytes = ([t, v]) => 12 * (t + v) + 400;
+    const perObject = (parts) => parts.reduce((b, p) => b + worldBytes(p) + CHECK_BYTES_PER_TRIANGLE * p[0], 0);
+    const base = 12 * (plan.distinct[0] + plan.distinct[1]) * 2 + 3 * plan.loose_bytes + datas.reduce((b, d) => b + 2 * d.byteLength, 0);
+    let need = base;
+    let triangles = 0;
+    for (const [, objects] of plan.scenes) {
+      for (const parts of objects) {
+        need += perObject(parts);
+        triangles += parts.reduce((t, p) => t + p[0], 0);
+      }
+    }
+    this._plan = { need, triangles, budget: WASM_BUDGET };
+    if (need <= WASM_BUDGET) return { datas, triangles };
+    // Keep a prefix of every scene file's objects, in proportion, until the estimate fits.
+    let used = base;
+    const keep = new Map();
+    let kept = 0;
+    let keptTriangles = 0;
+    let all = 0;
+    for (const [file, objects] of plan.scenes) {
+      let n = 0;
+      for (const parts of objects) {
+        const b = perObject(parts);
+        if (used + b > WASM_BUDGET) break;
+        used += b;
+        n++;
+        keptTriangles += parts.reduce((t, p) => t + p[0], 0);
+      }
+      keep.set(file, n);
+      kept += n;
+      all += objects.length;
+    }
+    const out = datas.map((d, i) => {
+      const n = keep.get(names[i]);
+      if (n === undefined) return d;
+      const scene = JSON.parse(new TextDecoder().decode(d));
+      scene.objects = scene.objects.slice(0, n);
+      return new TextEncoder().encode(JSON.stringify(scene));
+    });
+    const note =
+      `This scene would need about ${(need / GiB).toFixed(1)} GiB of WebAssembly memory ` +
+      `(${(triangles / 1e6).toFixed(1)} M placed triangles; the limit is 4 GiB, ${(WASM_BUDGET / GiB).toFixed(1)} GiB planned for): ` +
+      `loaded and checked the first ${kept} of ${all} objects (${(keptTriangles / 1e6).toFixed(1)} M triangles, about ${(used / GiB).toFixed(1)} GiB).`;
+    this._phase("parse", { state: "progress", warning: note });
+    return { datas: out, triangles: keptTriangles, note };
+  }
+
+  /** A load or check phase (fetch | parse | upload | check): the phase box, a `phase` event. */
+  _phase(phase, { state = "progress", done, total, ms, bytes, triangles, warning } = {}) {
+    const st = (this._phaseState[phase] ??= {});
+    if (state === "start") {
+      for (const k of Object.keys(st)) delete st[k];
+      st.t0 = performance.now();
+      if (phase === "fetch" || phase === "parse") {
+        for (const later of ["parse", "upload", "check"].slice(["fetch", "parse"].indexOf(phase))) {
+          if (later !== phase) this._phaseState[later] = {};
+        }
+      }
+    }
+    Object.assign(st, { state, done, total });
+    if (ms !== undefined) st.ms = ms;
+    if (bytes !== undefined) st.bytes = bytes;
+    if (triangles !== undefined) st.triangles = triangles;
+    if (warning) this._phaseWarning = warning;
+    // A check's phase shows in the box only as the end of a load (its first check).
+    if (phase !== "check" || this._firstCheck) this._renderPhases();
+    this._emit("phase", { phase, state, done, total, ms: st.ms ?? (st.t0 ? performance.now() - st.t0 : undefined), bytes: st.bytes, triangles: st.triangles });
+  }
+
+  _renderPhases() {
+    const box = this.$(".phases");
+    const rows = [];
+    const busy = Object.values(this._phaseState).some((p) => p.state && p.state !== "end");
+    for (const name of ["fetch", "parse", "upload", "check"]) {
+      const p = this._phaseState[name];
+      if (!p?.state) continue;
+      const frac = p.state === "end" ? 1 : p.total ? p.done / p.total : 0.5;
+      const ms = p.ms ?? performance.now() - p.t0;
+      const extra = [p.bytes ? MB(p.bytes) : "", p.triangles ? `${(p.triangles / 1e6).toFixed(2)} M ▲` : ""].filter(Boolean).join(" · ");
+      rows.push(`<div><span>${name}</span><span class="bar"><div style="width:${Math.round(frac * 100)}%"></div></span><span>${p.state === "end" ? `${(ms / 1000).toFixed(2)} s` : "…"}${extra ? ` · ${extra}` : ""}</span></div>`);
+    }
+    if (this._phaseWarning) rows.push(`<div><span class="warn"></span></div>`);
+    box.innerHTML = rows.join("");
+    if (this._phaseWarning) box.querySelector(".warn").textContent = this._phaseWarning;
+    box.classList.toggle("on", rows.length > 0 && (busy || !!this._phaseWarning || (this._phaseShownUntil ?? 0) > performance.now()));
+    if (!busy && rows.length) {
+      this._phaseShownUntil = performance.now() + 6000;
+      clearTimeout(this._phaseTimer);
+      this._phaseTimer = setTimeout(() => {
+        if (!this._phaseWarning) this.$(".phases").classList.remove("on");
+      }, 6000);
+    }
+  }
+
+  /** Units: every object converted to `scene` ("none" keeps each file's numbers), files
+   * without a unit taken to be in `def`. The viewer and the check worker get the same call. */
+  async _setUnits(scene, def) {
+    const ok = (u) => UNIT_CHOICES.some(([v]) => v === u);
+    if (!ok(scene)) throw new Error(`units="${scene}": use mm, cm, m, um, in, ft or none`);
+    if (!ok(def) || def === "none") throw new Error(`default-units="${def}": use mm, cm, m, um, in or ft`);
+    this.viewer.set_units(scene === "none" ? "" : scene, def);
+    this._field("units").value = scene;
+    this._field("default_units").value = def;
+    await this.checker.setUnits(scene === "none" ? "" : scene, def);
+    this._notes();
+    this._report = null;
+    this._refreshLists();
+    this._renderResults();
+    this._redraw();
+    if (JSON.parse(this.viewer.objects()).length) this._scheduleCheck();
+  }
+
+  /** The scene unit's symbol ("mm"), or "" when files keep their own numbers. */
+  _unit() {
+    return this.viewer?.units?.()[0] ?? "";
   }
 
   /** Place object `name` by a column-major 4×4 (16 numbers, as scene.json's world_from_object). */
@@ -815,6 +1100,7 @@ export class LdiClashViewer extends HTMLElement {
     const gen = this._sceneGen;
     const t0 = performance.now();
     this._checking = { backend: this._checkerWords() };
+    this._phase("check", { state: "start" });
     const busy = setTimeout(() => this._checkProgress({ done: 0, total: 0, what: "start" }), 150);
     try {
       const settings = this._settings();
@@ -849,6 +1135,9 @@ export class LdiClashViewer extends HTMLElement {
       const report = JSON.parse(result.report);
       this._report = report;
       this._lastMs = performance.now() - t0;
+      const workerBytes = this._useGpu() || this._local ? 0 : await this.checker.memory().catch(() => 0);
+      this._phase("check", { state: "end", ms: this._lastMs, bytes: Math.max(workerBytes, await this._memory()) });
+      this._firstCheck = false;
       this._checking = null;
       this._renderResults();
       this._redraw();
@@ -888,6 +1177,7 @@ export class LdiClashViewer extends HTMLElement {
       : `Checking on ${this._checking.backend}${soft}…`;
     this._checking.text = text;
     this._progress(total ? done / total : 0, text, !phase || total === 0);
+    if (phase && this._firstCheck) this._phase("check", { state: "progress", done, total });
     if (!this._report) this._renderResults();
     this._emit("progress", { phase: what, done, total, backend: this._useGpu() ? "webgpu" : "cpu", software: !!soft });
   }
@@ -934,6 +1224,11 @@ export class LdiClashViewer extends HTMLElement {
     }
     const draw = { webgpu: "WebGPU", webgl2: "WebGL2", none: "none (no 3D view)" }[this.viewer.render_backend()] ?? this.viewer.render_backend();
     this.$('[data-out="backend"]').textContent = `Checks: ${this._checkerWords()} · drawing: ${draw}`;
+    const [scene, def] = this.viewer.units();
+    this.$('[data-out="units"]').textContent = scene
+      ? `Volumes in ${scene}³, depths, sizes and positions in ${scene}; files without a unit are taken as ${def} (set before loading them).`
+      : "Each file keeps its own numbers (no conversion).";
+    this.$('[data-out="eps-unit"]').textContent = scene ? `(${scene}; blank: 1 pixel)` : "(blank: 1 pixel)";
   }
 
   // --- display ---------------------------------------------------------------------------
@@ -1003,19 +1298,43 @@ export class LdiClashViewer extends HTMLElement {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 
+  /** The object list: a tree of groups (collapsible, with a visibility box for the whole
+   * group) whose leaves are the objects, each with its triangles and its size in its unit. */
   _refreshLists() {
     const list = this.$('[data-out="objects"]');
     list.textContent = "";
     const objects = JSON.parse(this.viewer.objects());
     const sel = this.viewer.selected();
+    const def = this.viewer.units()[1] || "mm";
+    const root = { groups: new Map(), items: [], count: 0, triangles: 0 };
     objects.forEach((o, i) => {
+      let node = root;
+      const path = [];
+      node.count++;
+      node.triangles += o.triangles;
+      for (const level of (o.group ?? "").split("/").filter(Boolean)) {
+        path.push(level);
+        if (!node.groups.has(level)) node.groups.set(level, { path: path.join("/"), groups: new Map(), items: [], count: 0, triangles: 0, indices: [] });
+        node = node.groups.get(level);
+        node.count++;
+        node.triangles += o.triangles;
+      }
+      node.items.push(i);
+    });
+    const selectedGroup = sel >= 0 ? objects[sel]?.group ?? "" : "";
+    const indicesOf = (node) => [...node.items, ...[...node.groups.values()].flatMap(indicesOf)];
+    const item = (i) => {
+      const o = objects[i];
       const li = document.createElement("li");
       li.className = `item${i === sel ? " sel" : ""}`;
-      li.innerHTML = `<span class="swatch"></span><input type="checkbox" title="visible"><span class="name"></span><span class="muted num"></span><span class="size muted num" title="size of the box (x × y × z) and the file's unit"></span>`;
+      li.dataset.name = o.name;
+      li.title = (o.group ? `${o.group}/${leafName(o.name, o.group)}` : o.name) + (o.kind ? `\n${o.kind}` : "") + (o.id ? `\nid ${o.id}` : "");
+      if (o.id) li.dataset.id = o.id;
+      li.innerHTML = `<span class="swatch"></span><input type="checkbox" title="visible"><span class="name"></span><span class="muted num"></span><span class="size muted num" title="size of the box (x × y × z) in the scene unit, and the file's unit"></span>`;
       li.querySelector(".swatch").style.background = o.colour;
-      li.querySelector(".name").textContent = o.name;
-      li.querySelector(".muted").textContent = `${o.triangles.toLocaleString()} ▲${o.closed ? "" : " open"}`;
-      li.querySelector(".size").textContent = sizeText(o);
+      li.querySelector(".name").textContent = leafName(o.name, o.group);
+      li.querySelector(".muted").textContent = `${o.kind ? `${o.kind} · ` : ""}${o.triangles.toLocaleString()} ▲${o.closed ? "" : " open"}`;
+      li.querySelector(".size").textContent = sizeText(o, def);
       const cb = li.querySelector("input");
       cb.checked = !o.hidden;
       cb.onclick = (e) => {
@@ -1024,8 +1343,43 @@ export class LdiClashViewer extends HTMLElement {
         this._redraw();
       };
       li.onclick = () => this._select(i);
-      list.append(li);
-    });
+      return li;
+    };
+    const group = (name, node) => {
+      const li = document.createElement("li");
+      li.className = "group";
+      li.dataset.group = node.path;
+      const details = document.createElement("details");
+      const inside = selectedGroup === node.path || selectedGroup.startsWith(`${node.path}/`);
+      const open = this._collapsed.get(node.path);
+      details.open = inside || (open ?? objects.length <= OPEN_GROUPS_UP_TO);
+      details.ontoggle = () => this._collapsed.set(node.path, details.open);
+      const summary = document.createElement("summary");
+      summary.innerHTML = `<input type="checkbox" title="show or hide the whole group"><span class="gname"></span><span class="count muted num"></span>`;
+      summary.querySelector(".gname").textContent = name;
+      summary.querySelector(".count").textContent = `${node.count} · ${node.triangles.toLocaleString()} ▲`;
+      const members = indicesOf(node);
+      const cb = summary.querySelector("input");
+      const hidden = members.filter((i) => objects[i].hidden).length;
+      cb.checked = hidden < members.length;
+      cb.indeterminate = hidden > 0 && hidden < members.length;
+      cb.onclick = (e) => {
+        e.stopPropagation();
+        for (const i of members) this.viewer.set_hidden(i, !cb.checked);
+        this._refreshLists();
+        this._redraw();
+      };
+      const ul = document.createElement("ul");
+      fill(ul, node);
+      details.append(summary, ul);
+      li.append(details);
+      return li;
+    };
+    const fill = (ul, node) => {
+      for (const [name, child] of node.groups) ul.append(group(name, child));
+      for (const i of node.items) ul.append(item(i));
+    };
+    fill(list, root);
     this._renderSelected(objects);
   }
 
@@ -1045,7 +1399,8 @@ export class LdiClashViewer extends HTMLElement {
       return;
     }
     const o = objects[i];
-    out.textContent = `${o.name} — origin at (x, y, z):`;
+    const u = UNIT_SYMBOLS[o.units];
+    out.textContent = `${o.group ? `${o.group}/${leafName(o.name, o.group)}` : o.name} — origin at (x, y, z)${u ? ` in ${u}` : ""}:`;
     xyz.hidden = false;
     ["tx", "ty", "tz"].forEach((n, k) => {
       const f = this._field(n);
@@ -1075,26 +1430,62 @@ export class LdiClashViewer extends HTMLElement {
       li.textContent = "No collisions.";
       ul.append(li);
     }
+    // Units: the scene's, else (files kept their numbers) the objects' one unit if they share it.
+    const unitNames = new Set(r.objects.map((o) => o.units));
+    const unit = UNIT_SYMBOLS[r.scene_units] ?? (unitNames.size === 1 ? UNIT_SYMBOLS[[...unitNames][0]] ?? "" : "");
+    const len = (x) => `${fmt(x)}${unit ? ` ${unit}` : ""}`;
+    const vol = (x) => `${fmt(x)}${unit ? ` ${unit}³` : ""}`;
+    // Pairs and self-collisions under the group the objects share (collapsible), or flat
+    // where no object has a group.
+    const buckets = new Map();
+    const bucket = (key) => {
+      if (!buckets.has(key)) buckets.set(key, []);
+      return buckets.get(key);
+    };
     for (const p of r.pairs) {
+      const key = commonGroup(p.group_a, p.group_b);
       const li = document.createElement("li");
       li.className = "item";
-      const vol = p.volume !== null && p.volume !== undefined ? ` vol ${fmt(p.volume)}` : "";
-      const depth = p.depth !== null && p.depth !== undefined ? ` depth ${fmt(p.depth)}` : "";
+      const v = p.volume !== null && p.volume !== undefined ? ` vol ${vol(p.volume)}` : "";
+      const depth = p.depth !== null && p.depth !== undefined ? ` depth ${len(p.depth)}` : "";
       // Directional penetration depth (issue 13): how far to move b, and which way.
       const sep = p.separation !== null && p.separation !== undefined && Array.isArray(p.direction)
-        ? ` · apart after moving ${p.b} ${fmt(p.separation)} along ${dirName(p.direction)}`
+        ? ` · apart after moving ${p.b} ${len(p.separation)} along ${dirName(p.direction)}`
         : "";
       li.innerHTML = `<span class="hit">●</span><span></span>`;
-      li.lastChild.textContent = `${p.a} ↔ ${p.b} · ${p.kind}${vol}${depth}${sep}`;
+      li.lastChild.textContent = `${relPath(p.a, p.group_a, key)} ↔ ${relPath(p.b, p.group_b, key)} · ${p.kind}${v}${depth}${sep}`;
+      li.title = `${p.a}${p.id_a ? ` (${p.id_a})` : ""} ↔ ${p.b}${p.id_b ? ` (${p.id_b})` : ""}`;
       li.onclick = () => this._focus(p.overlap_box, [p.a, p.b]);
-      ul.append(li);
+      bucket(key).push(li);
     }
-    for (const s of r.self) {
+    for (const x of r.self) {
+      const key = x.group ?? "";
       const li = document.createElement("li");
       li.className = "item";
       li.innerHTML = `<span style="color:#e07800">●</span><span></span>`;
-      li.lastChild.textContent = `${s.object} crosses itself · vol ${fmt(s.volume)} · depth ${fmt(s.depth)}`;
-      li.onclick = () => this._focusObject(s.object);
+      li.lastChild.textContent = `${relPath(x.object, x.group, key)} crosses itself · vol ${vol(x.volume)} · depth ${len(x.depth)}`;
+      li.onclick = () => this._focusObject(x.object);
+      bucket(key).push(li);
+    }
+    for (const [key, items] of [...buckets].sort(([a], [b]) => a.localeCompare(b))) {
+      if (!key) {
+        ul.append(...items);
+        continue;
+      }
+      const li = document.createElement("li");
+      li.className = "group";
+      const details = document.createElement("details");
+      const stored = this._collapsed.get(`results:${key}`);
+      details.open = stored ?? buckets.size <= 8;
+      details.ontoggle = () => this._collapsed.set(`results:${key}`, details.open);
+      const summary = document.createElement("summary");
+      summary.innerHTML = `<span class="hit">●</span><span class="gname"></span><span class="count muted num"></span>`;
+      summary.querySelector(".gname").textContent = key;
+      summary.querySelector(".count").textContent = `${items.length}`;
+      const inner = document.createElement("ul");
+      inner.append(...items);
+      details.append(summary, inner);
+      li.append(details);
       ul.append(li);
     }
     const t = r.timings_ms ?? {};
@@ -1150,6 +1541,9 @@ export class LdiClashViewer extends HTMLElement {
       });
     }
     on("ldi", () => this._setLdi(this._field("ldi").value));
+    for (const n of ["units", "default_units"]) {
+      on(n, () => this._setUnits(this._field("units").value, this._field("default_units").value).catch((err) => this._error(err.message)));
+    }
     on("anim_scene", () => {
       const v = this._field("anim_scene").value;
       if (!v) return this.stopAnimation();
@@ -1455,7 +1849,15 @@ export class LdiClashViewer extends HTMLElement {
     this._srcLoaded = src;
     const urls = src.split(",").map((s) => s.trim()).filter(Boolean);
     try {
-      const files = await fetchAll(urls, (done, total, what) => this._progress(done / total, `Downloading ${what}…`));
+      const t0 = performance.now();
+      this._phaseWarning = null;
+      this._phase("fetch", { state: "start" });
+      const files = await fetchAll(urls, (done, total, what, bytes) => {
+        this._progress(done / total, `Downloading ${what}… (${MB(bytes ?? 0)})`);
+        this._phase("fetch", { state: "progress", done, total, bytes });
+      });
+      const bytes = files.reduce((b, f) => b + f.bytes.byteLength, 0);
+      this._phase("fetch", { state: "end", done: files.length, total: files.length, ms: performance.now() - t0, bytes });
       await this._clear();
       await this._load(files);
     } catch (err) {
@@ -1465,40 +1867,71 @@ export class LdiClashViewer extends HTMLElement {
   }
 }
 
-/** Download URLs as {name, bytes}; a scene.json pulls in the meshes it names. */
+/** Download URLs as {name, bytes}; a scene.json pulls in the meshes it names.
+ * `progress(done, total, what, bytes)`: files done of total, the file under way, bytes so far. */
 export async function fetchAll(urls, progress = () => {}) {
   const out = [];
-  const get = async (url) => {
-    const r = await fetch(url);
-    if (!r.ok) throw new Error(`${url}: HTTP ${r.status} ${r.statusText}`);
-    return new Uint8Array(await r.arrayBuffer());
-  };
+  let bytes = 0;
   let done = 0;
   let total = urls.length;
+  const get = async (url, what) => {
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(`${url}: HTTP ${r.status} ${r.statusText}`);
+    if (!r.body?.getReader) {
+      const b = new Uint8Array(await r.arrayBuffer());
+      bytes += b.byteLength;
+      return b;
+    }
+    // Stream it, so a large file shows its bytes as they come.
+    const reader = r.body.getReader();
+    const chunks = [];
+    let length = 0;
+    let last = 0;
+    for (;;) {
+      const { done: end, value } = await reader.read();
+      if (end) break;
+      chunks.push(value);
+      length += value.byteLength;
+      bytes += value.byteLength;
+      if (performance.now() - last > 100) {
+        last = performance.now();
+        progress(done, total, what, bytes);
+      }
+    }
+    const b = new Uint8Array(length);
+    let at = 0;
+    for (const c of chunks) {
+      b.set(c, at);
+      at += c.byteLength;
+    }
+    return b;
+  };
   for (const u of urls) {
     const url = new URL(u, document.baseURI);
-    progress(done, total, url.pathname.split("/").pop());
-    const bytes = await get(url);
+    const what = url.pathname.split("/").pop();
+    progress(done, total, what, bytes);
+    const data = await get(url, what);
     done++;
     if (url.pathname.toLowerCase().endsWith(".json")) {
       let scene;
       try {
-        scene = JSON.parse(new TextDecoder().decode(bytes));
+        scene = JSON.parse(new TextDecoder().decode(data));
       } catch (err) {
         throw new Error(`${url.pathname}: not JSON (${err.message})`);
       }
-      out.push({ name: url.pathname.split("/").pop(), bytes });
+      out.push({ name: what, bytes: data });
       const files = [...new Set((scene.objects ?? []).map((o) => o.file).filter((f) => typeof f === "string"))];
       total += files.length;
       for (const f of files) {
-        progress(done, total, f);
-        out.push({ name: f, bytes: await get(new URL(f, url)) });
+        progress(done, total, f, bytes);
+        out.push({ name: f, bytes: await get(new URL(f, url), f) });
         done++;
       }
     } else {
-      out.push({ name: url.pathname.split("/").pop(), bytes });
+      out.push({ name: what, bytes: data });
     }
   }
+  progress(done, total, "", bytes);
   return out;
 }
 

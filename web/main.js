@@ -6,6 +6,8 @@
 //   ?scene=URL            a scene.json (its meshes are fetched relative to it)
 //   ?model=URL[,URL…]     mesh files
 //   ?backend=auto|webgpu|cpu   ?mode=…   ?resolution=N
+//   ?units=mm|cm|m|um|in|ft|none   ?default-units=mm|…   (the scene unit; the unit of files
+//                         that declare none)
 // Without scene or model the built-in demo (demo/scene.json) is shown.
 //
 // Trunk's loader (injected where index.html has its `rel="rust"` link) instantiates the wasm,
@@ -87,7 +89,7 @@ setTimeout(() => {
 // The widget: configure it from the URL before it starts, then let it load.
 const viewer = $("viewer");
 const params = new URLSearchParams(location.search);
-for (const a of ["backend", "mode", "resolution"]) {
+for (const a of ["backend", "mode", "resolution", "units", "default-units"]) {
   if (params.has(a)) viewer.setAttribute(a, params.get(a));
 }
 const sources = [params.get("scene"), params.get("model")].filter(Boolean).join(",");

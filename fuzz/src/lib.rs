@@ -1,21 +1,44 @@
 //! The property every fuzz target checks: `load_mesh(name, data)` returns either a mesh with
 //! valid indices and at least one triangle (and `validate` does not panic on it), or an error
 //! whose message names the format. A panic, an abort or running out of memory is a bug.
+//! Since issue 12 the same bytes also go through `load_assembly` (parts, paths, placements):
+//! it succeeds exactly when `load_mesh` does, every part names an existing non-empty mesh
+//! with valid indices, paths have no empty or `/`-containing names, and the merged mesh has
+//! as many triangles as the parts place.
 
-use ldiclash::mesh::{load_mesh, validate};
+use ldiclash::mesh::{load_assembly, load_mesh, validate, MAX_TRIANGLES};
 
 /// Load `data` as the file `x.<extension>`; `format` is how error messages name the format.
 pub fn check(extension: &str, format: &str, data: &[u8]) {
-    match load_mesh(&format!("x.{extension}"), data) {
+    let name = format!("x.{extension}");
+    let assembly = load_assembly(&name, data);
+    match load_mesh(&name, data) {
         Ok(loaded) => {
             assert!(loaded.mesh.check_indices().is_ok());
             assert!(!loaded.mesh.triangles.is_empty());
             let v = validate(&loaded.mesh);
             assert_eq!(v.triangles, loaded.mesh.triangles.len());
+            let a = match assembly {
+                Ok(a) => a,
+                Err(e) => panic!("load_mesh loaded what load_assembly refused: {e}"),
+            };
+            assert!(!a.parts.is_empty());
+            for p in &a.parts {
+                let m = &a.meshes[p.mesh];
+                assert!(!m.triangles.is_empty() && m.check_indices().is_ok());
+                assert!(p.path.iter().all(|n| !n.is_empty() && !n.contains('/')));
+                assert!(p.file_from_part.is_finite());
+            }
+            assert!(a.placed_triangles() <= MAX_TRIANGLES);
+            assert_eq!(a.placed_triangles(), loaded.mesh.triangles.len());
         }
         Err(e) => {
             let message = e.to_string();
             assert!(message.contains(format), "{message}");
+            if let Ok(a) = assembly {
+                // Only the merge can fail after the parts loaded: too many vertices.
+                assert!(a.flatten().is_err());
+            }
         }
     }
 }
@@ -26,8 +49,9 @@ pub fn check(extension: &str, format: &str, data: &[u8]) {
 // called natively, so a panic found here is a trap (a dead wasm instance) in the page.
 
 use glam::DMat4;
+use ldiclash::mesh::Units;
 use ldiclash::report::Report;
-use ldiclash::scene::{Scene, SceneFile};
+use ldiclash::scene::{Scene, SceneFile, UnitSettings};
 use ldiclash::viewer::{unflatten, CheckSettings, DisplaySettings, InputFile, Session};
 
 /// A closed unit cube as ASCII STL: what the in-memory reader gives for `*.stl` names.
@@ -59,8 +83,11 @@ pub fn cube_stl() -> Vec<u8> {
 /// `scene.json` (fuzz_scene_json): `data` is the scene file, optionally followed by a NUL and
 /// the bytes of every mesh file it names that is not `*.stl` (those read as a unit cube).
 /// `SceneFile::parse` then `Scene::from_file` with that in-memory reader must give a scene
-/// with one object per entry, each findable by its own (unique) name, or an error with a
-/// message; never a panic.
+/// with the objects of every entry in order — the entry itself, or for a file of several
+/// parts `name/<path>` in a group under the entry's — each findable by its own (unique) name,
+/// or an error with a message; never a panic. The same file converted to millimetres
+/// (`Scene::from_file_with`, issue 12: `units`, `group`) gives the same names and groups,
+/// finite placements, every object in millimetres.
 pub fn scene_json(data: &[u8]) {
     let (json, mesh) = match data.iter().position(|&b| b == 0) {
         Some(i) => (&data[..i], &data[i + 1..]),
@@ -74,7 +101,7 @@ pub fn scene_json(data: &[u8]) {
         }
     };
     let cube = cube_stl();
-    let scene = Scene::from_file(&file, |name| {
+    let read = |name: &str| {
         if name.to_ascii_lowercase().ends_with(".stl") {
             Ok(cube.clone())
         } else if mesh.is_empty() {
@@ -82,17 +109,49 @@ pub fn scene_json(data: &[u8]) {
         } else {
             Ok(mesh.to_vec())
         }
-    });
+    };
+    let scene = Scene::from_file(&file, read);
     match scene {
         Ok(s) => {
-            assert_eq!(s.objects.len(), file.objects.len());
-            for (i, (o, e)) in s.objects.iter().zip(&file.objects).enumerate() {
-                assert_eq!(o.name, e.name);
+            assert!(s.objects.len() >= file.objects.len());
+            let mut entries = file.objects.iter().peekable();
+            for (i, o) in s.objects.iter().enumerate() {
                 assert_eq!(s.find(&o.name), Some(i), "names are unique");
                 assert!(o.world_from_object().is_finite());
                 assert!(!o.mesh.triangles.is_empty());
+                // The object belongs to the current entry or starts the next one.
+                while let Some(e) = entries.peek() {
+                    let whole = o.name == e.name && o.group == e.group;
+                    let part = o.name.starts_with(&format!("{}/", e.name))
+                        && o.group.as_deref().is_some_and(|g| {
+                            let top = match &e.group {
+                                Some(eg) => format!("{eg}/{}", e.name),
+                                None => e.name.clone(),
+                            };
+                            g == top || g.starts_with(&format!("{top}/"))
+                        });
+                    if whole || part {
+                        break;
+                    }
+                    entries.next();
+                }
+                assert!(entries.peek().is_some(), "{} belongs to no entry", o.name);
             }
             let _ = s.bounds();
+            let mm = UnitSettings::convert(Units::Millimetre, Units::Millimetre);
+            match Scene::from_file_with(&file, read, &mm) {
+                Ok(c) => {
+                    assert_eq!(c.objects.len(), s.objects.len());
+                    for (a, b) in c.objects.iter().zip(&s.objects) {
+                        assert_eq!((&a.name, &a.group), (&b.name, &b.group));
+                        assert_eq!(a.units, Units::Millimetre);
+                        assert!(a.world_from_object().is_finite());
+                    }
+                }
+                // Scaling can overflow a finite placement (1e308 m in µm) or the
+                // transform's determinant: refused with a message, like any bad transform.
+                Err(e) => assert!(!e.to_string().is_empty()),
+            }
         }
         Err(e) => assert!(!e.to_string().is_empty()),
     }

@@ -14,16 +14,15 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 use glam::DMat4;
 use ldiclash::check::{
     check_with_progress, Axes, Backend, BroadPhase, CheckOptions, Mode, Progress,
 };
-use ldiclash::mesh::load_mesh;
+use ldiclash::mesh::{load_assembly, Units};
 use ldiclash::report::Report;
-use ldiclash::scene::{Scene, SceneFile};
+use ldiclash::scene::{annotate_report, part_names, Scene, SceneFile, UnitSettings};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -77,6 +76,14 @@ enum Command {
         /// the scene's units.
         #[arg(long, value_name = "DISTANCE")]
         clearance: Option<String>,
+        /// Convert every file to this unit (mm, cm, m, um, in, ft) before checking; volumes,
+        /// depths and sizes are then in it. Without it each file keeps its own numbers.
+        #[arg(long, value_name = "UNIT")]
+        units: Option<String>,
+        /// With --units: the unit of files that declare none (STL, OBJ, PLY, OFF, scene files
+        /// without "units").
+        #[arg(long, value_name = "UNIT", default_value = "mm")]
+        default_units: String,
     },
     /// Write a generated factory hall (the factory-scale benchmark's scene): a grid of cells,
     /// robot cells of the shared real meshes (default) or 12-part gear assemblies, as
@@ -144,9 +151,22 @@ fn run(cli: Cli) -> Result<(), String> {
         ldi,
         broad,
         clearance,
+        units,
+        default_units,
     } = cmd
     else {
         return Err("unreachable command".into());
+    };
+    let unit = |name: &str, option: &str| match Units::parse(name) {
+        Ok(Units::Unknown) | Err(_) => Err(format!(
+            "{option} {name}: unknown length unit; use mm, cm, m, um, in or ft"
+        )),
+        Ok(u) => Ok(u),
+    };
+    let default_units = unit(&default_units, "--default-units")?;
+    let units = match units {
+        Some(u) => UnitSettings::convert(unit(&u, "--units")?, default_units),
+        None => UnitSettings::default(),
     };
     let peel = match ldi.as_str() {
         "fraglist" => false,
@@ -168,7 +188,7 @@ fn run(cli: Cli) -> Result<(), String> {
         clearance: None,
     };
     let t0 = ldiclash::clock::now_ms();
-    let scene = load_inputs(&inputs)?;
+    let scene = load_inputs(&inputs, &units)?;
     let load_ms = ldiclash::clock::now_ms() - t0;
     let opts = CheckOptions {
         clearance: clearance
@@ -191,6 +211,7 @@ fn run(cli: Cli) -> Result<(), String> {
         }
     };
     let mut report = run_check(&scene, &opts, &mut progress)?;
+    annotate_report(&scene, &units, &mut report);
     report.timings_ms.insert("load".into(), load_ms);
     let out = if json {
         report.to_json() + "\n"
@@ -227,9 +248,10 @@ fn run_check(scene: &Scene, opts: &CheckOptions, progress: Progress<'_>) -> Resu
     check_with_progress(scene, opts, progress).map_err(|e| e.to_string())
 }
 
-/// Mesh files become objects named after the file (placed as in the file); scene files bring
-/// their objects. Names must be unique; repeated mesh names get `#2`, `#3`, ….
-fn load_inputs(inputs: &[PathBuf]) -> Result<Scene, String> {
+/// Mesh files become objects named after the file (placed as in the file; a file of several
+/// parts becomes one object per part, `file/part…`); scene files bring their objects. Names
+/// must be unique; repeated mesh names get `#2`, `#3`, …. Units converted by `units`.
+fn load_inputs(inputs: &[PathBuf], units: &UnitSettings) -> Result<Scene, String> {
     let mut scene = Scene::new();
     for path in inputs {
         let bytes =
@@ -240,22 +262,30 @@ fn load_inputs(inputs: &[PathBuf]) -> Result<Scene, String> {
         if is_scene {
             let file = SceneFile::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
             let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            let sub = Scene::from_file(&file, |name| {
-                std::fs::read(base.join(name)).map_err(|e| e.to_string())
-            })
+            let sub = Scene::from_file_with(
+                &file,
+                |name| std::fs::read(base.join(name)).map_err(|e| e.to_string()),
+                units,
+            )
             .map_err(|e| format!("{}: {e}", path.display()))?;
             scene.append(sub);
         } else {
             let name = path.display().to_string();
             let loaded =
-                load_mesh(&name, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+                load_assembly(&name, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
             let stem = path
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "mesh".into());
-            let name = unique(&scene, &stem);
+            let paths: Vec<&[String]> = loaded.parts.iter().map(|p| p.path.as_slice()).collect();
+            let name = unique(&scene, &stem, |base| {
+                part_names(base, None, &paths)
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .collect()
+            });
             scene
-                .add(&name, Arc::new(loaded.mesh), loaded.units, DMat4::IDENTITY)
+                .add_assembly(&name, None, &loaded, DMat4::IDENTITY, units)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
@@ -354,7 +384,9 @@ fn write_hall(cols: u32, rows: u32, seed: u64, cell: &str, out: &Path) -> Result
         std::fs::write(&path, ldiclash::mesh::io::write_stl_binary(mesh))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
-    let file = hall.scene_file("meshes");
+    let mut file = hall.scene_file("meshes");
+    // What the cells are modelled in (module docs of ldiclash::scene::hall).
+    file.units = Some(if cell == "robot" { "m" } else { "mm" }.to_string());
     let json = serde_json::to_string(&file).map_err(|e| e.to_string())?;
     let path = out.join("scene.json");
     std::fs::write(&path, json).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -368,13 +400,16 @@ fn write_hall(cols: u32, rows: u32, seed: u64, cell: &str, out: &Path) -> Result
     Ok(())
 }
 
-fn unique(scene: &Scene, name: &str) -> String {
-    if scene.find(name).is_none() {
+/// `name`, or `name#2`, `name#3`, …: the first base whose object names (`names(base)`)
+/// are all free in `scene`.
+fn unique(scene: &Scene, name: &str, names: impl Fn(&str) -> Vec<String>) -> String {
+    let free = |base: &str| names(base).iter().all(|n| scene.find(n).is_none());
+    if free(name) {
         return name.to_string();
     }
     (2..)
         .map(|k| format!("{name}#{k}"))
-        .find(|n| scene.find(n).is_none())
+        .find(|n| free(n))
         .unwrap_or_else(|| name.to_string())
 }
 
@@ -457,7 +492,7 @@ fn animate(a: AnimateArgs) -> Result<(), String> {
         };
         let def = Deformer::from_name(d, a.amplitude.unwrap_or(default_amplitude(d)))
             .map_err(|e| e.to_string())?;
-        let scene = load_inputs(&a.inputs)?;
+        let scene = load_inputs(&a.inputs, &UnitSettings::default())?;
         Animation::from_scene(&first, scene, def, options).map_err(|e| e.to_string())?
     };
     anim.set_speed(a.speed);

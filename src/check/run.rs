@@ -272,6 +272,9 @@ pub(crate) async fn check_engine<E: Engine>(
             .objects
             .iter()
             .map(|o| ObjectReport {
+                group: None,
+                id: None,
+                kind: None,
                 name: o.name.clone(),
                 triangles: o.mesh.triangles.len(),
                 closed: o.is_closed(),
@@ -436,6 +439,10 @@ fn exact_pairs(
         stats.exact_tests += c.tested;
         if c.collides() {
             report.pairs.push(PairReport {
+                group_a: None,
+                group_b: None,
+                id_a: None,
+                id_b: None,
                 a: scene.objects[i].name.clone(),
                 b: scene.objects[j].name.clone(),
                 kind: Kind::Exact,
@@ -846,6 +853,10 @@ fn acc_box(b: &mut Option<Region>, r: Region) {
 fn clearance_report(a: &Object, b: &Object, c: &Closest) -> PairReport {
     let (lo, hi) = (c.a.min(c.b), c.a.max(c.b));
     PairReport {
+        group_a: None,
+        group_b: None,
+        id_a: None,
+        id_b: None,
         a: a.name.clone(),
         b: b.name.clone(),
         kind: Kind::Clearance,
@@ -868,6 +879,10 @@ fn clearance_report(a: &Object, b: &Object, c: &Closest) -> PairReport {
 /// Turn merged per-axis results into a pair report (or none).
 fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<PairReport> {
     let mut pair = PairReport {
+        group_a: None,
+        group_b: None,
+        id_a: None,
+        id_b: None,
         a: a.name.clone(),
         b: b.name.clone(),
         kind: Kind::Surface,
@@ -1099,6 +1114,8 @@ async fn self_collisions<E: Engine>(
     for (k, key, s) in objects {
         if let Some(a) = answers.get(&key).copied().flatten() {
             report.self_collisions.push(SelfReport {
+                group: None,
+                id: None,
                 object: scene.objects[k].name.clone(),
                 volume: a.volume * s * s * s,
                 pixels: a.pixels,

@@ -24,6 +24,10 @@ pub(crate) async fn visibility_check<E: Engine>(
 ) -> Result<(), CheckError> {
     let meshes: Vec<&crate::mesh::Mesh> = scene.objects.iter().map(|o| o.world()).collect();
     let pair_report = |i: usize, j: usize, kind: Kind, tri: Option<u64>| PairReport {
+        group_a: None,
+        group_b: None,
+        id_a: None,
+        id_b: None,
         a: scene.objects[i].name.clone(),
         b: scene.objects[j].name.clone(),
         kind,

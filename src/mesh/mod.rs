@@ -9,7 +9,10 @@ pub mod io;
 pub mod shapes;
 mod validate;
 
-pub use io::{load_format, load_mesh, sniff, Format, LoadedMesh, MeshLoadError, Units};
+pub use io::{
+    load_assembly, load_assembly_format, load_format, load_mesh, sniff, unit_factor, Format,
+    LoadedAssembly, LoadedMesh, MeshLoadError, Part, Units,
+};
 pub use validate::{validate, Validation};
 
 use glam::Vec3;

@@ -180,9 +180,11 @@ impl Hall {
         Ok(scene)
     }
 
-    /// The scene file naming `{mesh_dir}/{mesh name}.stl` for each object.
+    /// The scene file naming `{mesh_dir}/{mesh name}.stl` for each object, each object in
+    /// the group of its cell (`r0c1`).
     pub fn scene_file(&self, mesh_dir: &str) -> SceneFile {
         SceneFile {
+            units: None,
             objects: self
                 .placements
                 .iter()
@@ -190,6 +192,9 @@ impl Hall {
                     name: p.name.clone(),
                     file: format!("{mesh_dir}/{}.stl", self.meshes[p.mesh].0),
                     world_from_object: p.world_from_object.to_cols_array(),
+                    group: p.name.split_once('_').map(|(cell, _)| cell.to_string()),
+                    id: None,
+                    kind: None,
                 })
                 .collect(),
         }

@@ -4,8 +4,22 @@
 //! Also the scene file format of `shared/data/*/scene.json`:
 //! `{"objects": [{"name", "file", "world_from_object": [16 floats, column-major]}]}` with
 //! `file` relative to the scene file. `world_from_object` may be omitted (identity).
+//! Issue 12 adds, all optional (old files load unchanged): `units` at the top (the unit of
+//! the file's placements and of its meshes that declare none), and per object `group` (where
+//! the object sits in the tree of the scene, `cell3/robot`), `id` (its identifier in the
+//! source model, an IFC GlobalId) and `kind` (what it is there, an IFC class).
+//!
+//! Assemblies and units (issue 12): a file with several parts ([`LoadedAssembly`]) becomes
+//! one object per part ([`Scene::add_assembly`], [`part_names`]), the parts sharing each
+//! mesh (instances are stored once); with [`UnitSettings::scene`] set, every mesh is
+//! converted from its file's unit (or the default unit, for files without one) to the scene
+//! unit, and placements with it. Without it, numbers stay as in the files (what the CLI does
+//! unless `--units` is given).
 
 pub mod hall;
+mod units;
+
+pub use units::{annotate_report, UnitSettings};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,21 +28,32 @@ use glam::{DMat4, Vec3};
 use serde::{Deserialize, Serialize};
 
 use crate::ldi::Region;
-use crate::mesh::{self, LoadedMesh, Mesh, MeshLoadError, Units, Validation};
+use crate::mesh::io::{unit_factor, LoadedAssembly};
+use crate::mesh::{self, Mesh, MeshLoadError, Units, Validation};
 
 /// One placed mesh.
 #[derive(Debug, Clone)]
 pub struct Object {
     /// Unique name.
     pub name: String,
-    /// The mesh in file units (shared between objects that use the same file).
+    /// The mesh, in [`Object::units`] (shared between objects that use the same file, and
+    /// between the parts that place the same mesh of an assembly).
     pub mesh: Arc<Mesh>,
-    /// Units the file declares.
+    /// The unit of the mesh's numbers: the scene unit when units were converted, else what
+    /// the file (or the scene file placing it) declares.
     pub units: Units,
+    /// The unit the mesh's file declares ([`Units::Unknown`] for STL, OBJ, PLY, OFF).
+    pub source_units: Units,
+    /// Where the object sits in the scene's tree (`cell3/robot`), `None` at the top.
+    pub group: Option<String>,
+    /// The object's identifier in its source model (an IFC GlobalId), when it has one.
+    pub id: Option<String>,
+    /// What the object is in its source model (an IFC class such as `IfcWall`).
+    pub kind: Option<String>,
     /// Validation of the mesh (closedness does not change with the transform).
     pub validation: Validation,
     world_from_object: DMat4,
-    world: Mesh,
+    world: Arc<Mesh>,
     aabb: Region,
     version: u64,
 }
@@ -105,6 +130,9 @@ pub enum SceneError {
     /// Two objects share a name.
     #[error("two objects are named '{0}': names must be unique")]
     DuplicateName(String),
+    /// A unit name that is not known.
+    #[error("scene file: {0}")]
+    Units(String),
     /// The transform has NaN/inf or is singular.
     #[error(
         "object '{0}': world_from_object must be 16 finite numbers with a non-zero determinant"
@@ -143,6 +171,16 @@ pub struct SceneEntry {
     /// Column-major 4×4; identity when absent.
     #[serde(default = "identity16")]
     pub world_from_object: [f64; 16],
+    /// Where the object sits in the scene's tree, `a/b/c` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// The object's identifier in its source model, e.g. an IFC GlobalId (optional; carried
+    /// into the report).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// What the object is in its source model, e.g. its IFC class `IfcWall` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 fn identity16() -> [f64; 16] {
@@ -152,6 +190,10 @@ fn identity16() -> [f64; 16] {
 /// A scene file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SceneFile {
+    /// The unit of the placements' numbers and of the meshes whose files declare none
+    /// (`mm`, `m`, `millimetre`, … as [`Units::parse`] reads them); optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<String>,
     /// The objects.
     pub objects: Vec<SceneEntry>,
 }
@@ -159,12 +201,140 @@ pub struct SceneFile {
 impl SceneFile {
     /// Parse a scene file.
     pub fn parse(bytes: &[u8]) -> Result<Self, SceneError> {
-        serde_json::from_slice(bytes).map_err(|e| SceneError::Json {
+        let file: SceneFile = serde_json::from_slice(bytes).map_err(|e| SceneError::Json {
             reason: e.to_string(),
             line: e.line(),
             column: e.column(),
+        })?;
+        file.declared_units()?;
+        Ok(file)
+    }
+
+    /// The unit the file declares ([`Units::Unknown`] when it has no `units`).
+    pub fn declared_units(&self) -> Result<Units, SceneError> {
+        match &self.units {
+            None => Ok(Units::Unknown),
+            Some(name) => {
+                Units::parse(name).map_err(|e| SceneError::Units(format!("\"units\": {e}")))
+            }
+        }
+    }
+}
+
+/// An imported file made ready for a scene: meshes converted to the scene's unit and
+/// validated once, however many objects place them.
+#[derive(Debug, Clone)]
+pub struct PreparedFile {
+    meshes: Vec<(Arc<Mesh>, Validation)>,
+    parts: Vec<(Vec<String>, usize, DMat4)>,
+    units: Units,
+    source_units: Units,
+}
+
+impl PreparedFile {
+    /// Converts `assembly`'s meshes (declared units, else `fallback`, else
+    /// `settings.default`) to `settings.scene` when set, and validates them. Errors when a
+    /// mesh has no triangles.
+    pub fn new(
+        assembly: &LoadedAssembly,
+        fallback: Units,
+        settings: &UnitSettings,
+        name: &str,
+    ) -> Result<PreparedFile, SceneError> {
+        let declared = assembly.units.or(fallback);
+        let (k, units) = match settings.scene {
+            Some(scene) => (unit_factor(declared.or(settings.default), scene), scene),
+            None => (1.0, declared),
+        };
+        let mut meshes = Vec::with_capacity(assembly.meshes.len());
+        for m in &assembly.meshes {
+            if m.triangles.is_empty() {
+                return Err(SceneError::Empty(name.to_string()));
+            }
+            let mut validation = mesh::validate(m);
+            let m = if k == 1.0 {
+                m.clone()
+            } else {
+                validation.signed_volume *= k * k * k;
+                Arc::new(scaled(m, k))
+            };
+            meshes.push((m, validation));
+        }
+        let parts = assembly
+            .parts
+            .iter()
+            .map(|p| (p.path.clone(), p.mesh, conjugate(&p.file_from_part, k)))
+            .collect();
+        Ok(PreparedFile {
+            meshes,
+            parts,
+            units,
+            source_units: assembly.units,
         })
     }
+
+    /// How many objects it makes.
+    pub fn part_count(&self) -> usize {
+        self.parts.len()
+    }
+}
+
+/// `mesh` with every position times `k`.
+pub(crate) fn scaled(mesh: &Mesh, k: f64) -> Mesh {
+    Mesh::new(
+        mesh.positions
+            .iter()
+            .map(|p| (p.as_dvec3() * k).as_vec3())
+            .collect(),
+        mesh.triangles.clone(),
+    )
+}
+
+/// `m` for points measured in a unit `k` times smaller: the linear part stays, the
+/// translation is multiplied by `k` (`S(k) · m · S(1/k)`).
+pub(crate) fn conjugate(m: &DMat4, k: f64) -> DMat4 {
+    if k == 1.0 {
+        return *m;
+    }
+    let mut out = *m;
+    out.w_axis.x *= k;
+    out.w_axis.y *= k;
+    out.w_axis.z *= k;
+    out
+}
+
+/// The object names and groups of an imported file's parts: a file with one part is one
+/// object called `name` in `group`; otherwise each part is `name/<its path>` (a part without
+/// a path is `name/unnamed`) in the group `group/name/<its path but the last>`, and repeated
+/// paths get `#2`, `#3`, ….
+pub fn part_names(
+    name: &str,
+    group: Option<&str>,
+    paths: &[&[String]],
+) -> Vec<(String, Option<String>)> {
+    if paths.len() == 1 {
+        return vec![(name.to_string(), group.map(str::to_string))];
+    }
+    let unnamed = ["unnamed".to_string()];
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    paths
+        .iter()
+        .map(|path| {
+            let path: &[String] = if path.is_empty() { &unnamed } else { path };
+            let mut full = format!("{name}/{}", path.join("/"));
+            let count = seen.entry(full.clone()).or_insert(0);
+            *count += 1;
+            if *count > 1 {
+                full = format!("{full}#{count}");
+            }
+            let parent: Vec<&str> = group
+                .into_iter()
+                .chain(std::iter::once(name))
+                .chain(path[..path.len() - 1].iter().map(String::as_str))
+                .collect();
+            (full, Some(parent.join("/")))
+        })
+        .collect()
 }
 
 /// Objects in world space.
@@ -221,6 +391,68 @@ impl Scene {
         Ok(self.objects.len() - 1)
     }
 
+    /// Add every part of an imported file as its own object, named by [`part_names`] (`name`
+    /// for a file of one part), placed at `world_from_file` times the part's placement,
+    /// meshes converted by `settings` (see [`PreparedFile::new`]). Returns the new objects'
+    /// indices. Nothing is added when any part fails.
+    pub fn add_assembly(
+        &mut self,
+        name: &str,
+        group: Option<&str>,
+        assembly: &LoadedAssembly,
+        world_from_file: DMat4,
+        settings: &UnitSettings,
+    ) -> Result<Vec<usize>, SceneError> {
+        let prepared = PreparedFile::new(assembly, Units::Unknown, settings, name)?;
+        self.add_prepared(name, group, &prepared, world_from_file)
+    }
+
+    /// [`Scene::add_assembly`] of a file already prepared (a file placed by several
+    /// objects is converted and validated once). `world_from_file` is in the scene's unit.
+    pub fn add_prepared(
+        &mut self,
+        name: &str,
+        group: Option<&str>,
+        prepared: &PreparedFile,
+        world_from_file: DMat4,
+    ) -> Result<Vec<usize>, SceneError> {
+        let objects = prepared_objects(name, group, prepared, &world_from_file)?;
+        for o in &objects {
+            if self.find(&o.name).is_some() {
+                return Err(SceneError::DuplicateName(o.name.clone()));
+            }
+        }
+        let first = self.objects.len();
+        self.objects.extend(objects);
+        Ok((first..self.objects.len()).collect())
+    }
+
+    /// Convert every object from its unit to `scene` (objects of an unknown unit are taken
+    /// to be in `default`): meshes and placements are scaled (a shared mesh once), each
+    /// object's version changes. What a page does when its user picks another scene unit.
+    pub fn convert_units(&mut self, scene: Units, default: Units) {
+        let mut done: HashMap<(*const Mesh, u64), Arc<Mesh>> = HashMap::new();
+        for o in &mut self.objects {
+            let k = unit_factor(o.units.or(default), scene);
+            o.units = scene;
+            if k == 1.0 {
+                continue;
+            }
+            let key = (Arc::as_ptr(&o.mesh), k.to_bits());
+            let mesh = done
+                .entry(key)
+                .or_insert_with(|| Arc::new(scaled(&o.mesh, k)))
+                .clone();
+            o.mesh = mesh;
+            o.validation.signed_volume *= k * k * k;
+            o.world_from_object = conjugate(&o.world_from_object, k);
+            let (world, aabb) = place(&o.mesh, &o.world_from_object);
+            o.world = Arc::new(world);
+            o.aabb = aabb;
+            o.version = next_version();
+        }
+    }
+
     /// Move object `index`.
     pub fn set_transform(
         &mut self,
@@ -233,7 +465,7 @@ impl Scene {
         check_transform(&o.name, &world_from_object)?;
         let (world, aabb) = place(&o.mesh, &world_from_object);
         o.world_from_object = world_from_object;
-        o.world = world;
+        o.world = Arc::new(world);
         o.aabb = aabb;
         o.version = next_version();
         Ok(())
@@ -267,10 +499,11 @@ impl Scene {
             .copy_from_slice(positions);
         o.validation.signed_volume = o.mesh.signed_volume();
         let m = o.world_from_object;
+        let world = Arc::make_mut(&mut o.world);
         if m == DMat4::IDENTITY {
-            o.world.positions.copy_from_slice(positions);
+            world.positions.copy_from_slice(positions);
         } else {
-            for (w, p) in o.world.positions.iter_mut().zip(positions) {
+            for (w, p) in world.positions.iter_mut().zip(positions) {
                 *w = m.transform_point3(p.as_dvec3()).as_vec3();
             }
         }
@@ -289,16 +522,34 @@ impl Scene {
     }
 
     /// Build a scene from a scene file; `read` returns the bytes of a file named as in the
-    /// scene (relative to it). Files used by several objects are read and parsed once.
+    /// scene (relative to it). Files used by several objects are read and parsed once. Numbers
+    /// stay as in the files ([`Scene::from_file_with`] converts units).
     pub fn from_file(
         file: &SceneFile,
-        mut read: impl FnMut(&str) -> Result<Vec<u8>, String>,
+        read: impl FnMut(&str) -> Result<Vec<u8>, String>,
     ) -> Result<Scene, SceneError> {
-        let mut cache: HashMap<String, (Arc<Mesh>, Units, Validation)> = HashMap::new();
+        Self::from_file_with(file, read, &UnitSettings::default())
+    }
+
+    /// [`Scene::from_file`] with units converted by `settings`: the scene file's placements
+    /// are in its `units` (else `settings.default`), each mesh in its file's unit (else the
+    /// scene file's, else `settings.default`). An entry whose file has several parts becomes
+    /// one object per part ([`part_names`]).
+    pub fn from_file_with(
+        file: &SceneFile,
+        mut read: impl FnMut(&str) -> Result<Vec<u8>, String>,
+        settings: &UnitSettings,
+    ) -> Result<Scene, SceneError> {
+        let declared = file.declared_units()?;
+        let k_place = match settings.scene {
+            Some(scene) => unit_factor(declared.or(settings.default), scene),
+            None => 1.0,
+        };
+        let mut cache: HashMap<String, Arc<PreparedFile>> = HashMap::new();
         let mut names = std::collections::HashSet::with_capacity(file.objects.len());
         let mut entries = Vec::with_capacity(file.objects.len());
         for e in &file.objects {
-            let (mesh, units, validation) = match cache.get(&e.file) {
+            let prepared = match cache.get(&e.file) {
                 Some(m) => m.clone(),
                 None => {
                     let bytes = read(&e.file).map_err(|reason| SceneError::Read {
@@ -306,46 +557,52 @@ impl Scene {
                         file: e.file.clone(),
                         reason,
                     })?;
-                    let LoadedMesh { mesh, units, .. } =
-                        mesh::load_mesh(&e.file, &bytes).map_err(|source| SceneError::Mesh {
+                    let assembly = mesh::load_assembly(&e.file, &bytes).map_err(|source| {
+                        SceneError::Mesh {
                             name: e.name.clone(),
                             file: e.file.clone(),
                             source,
-                        })?;
-                    if mesh.triangles.is_empty() {
-                        return Err(SceneError::Empty(e.name.clone()));
-                    }
-                    let validation = mesh::validate(&mesh);
-                    let entry = (Arc::new(mesh), units, validation);
-                    cache.insert(e.file.clone(), entry.clone());
-                    entry
+                        }
+                    })?;
+                    let prepared =
+                        Arc::new(PreparedFile::new(&assembly, declared, settings, &e.name)?);
+                    cache.insert(e.file.clone(), prepared.clone());
+                    prepared
                 }
             };
             if !names.insert(e.name.as_str()) {
                 return Err(SceneError::DuplicateName(e.name.clone()));
             }
-            entries.push((e, mesh, units, validation));
+            entries.push((e, prepared));
         }
         // World geometry of every object (in parallel natively: a hall has thousands).
-        let make = |(e, mesh, units, validation): &(&SceneEntry, Arc<Mesh>, Units, Validation)| {
-            new_object(
-                &e.name,
-                mesh.clone(),
-                *units,
-                DMat4::from_cols_array(&e.world_from_object),
-                validation.clone(),
-            )
+        let make = |(e, prepared): &(&SceneEntry, Arc<PreparedFile>)| {
+            let m = conjugate(&DMat4::from_cols_array(&e.world_from_object), k_place);
+            let mut objects = prepared_objects(&e.name, e.group.as_deref(), prepared, &m)?;
+            if let [o] = objects.as_mut_slice() {
+                o.id = e.id.clone();
+                o.kind = e.kind.clone();
+            }
+            Ok(objects)
         };
         #[cfg(not(target_arch = "wasm32"))]
-        let objects: Vec<Result<Object, SceneError>> = {
+        let objects: Vec<Result<Vec<Object>, SceneError>> = {
             use rayon::prelude::*;
             entries.par_iter().map(make).collect()
         };
         #[cfg(target_arch = "wasm32")]
-        let objects: Vec<Result<Object, SceneError>> = entries.iter().map(make).collect();
-        Ok(Scene {
-            objects: objects.into_iter().collect::<Result<_, _>>()?,
-        })
+        let objects: Vec<Result<Vec<Object>, SceneError>> = entries.iter().map(make).collect();
+        let mut scene = Scene::new();
+        let mut taken = std::collections::HashSet::new();
+        for list in objects {
+            for o in list? {
+                if !taken.insert(o.name.clone()) {
+                    return Err(SceneError::DuplicateName(o.name));
+                }
+                scene.objects.push(o);
+            }
+        }
+        Ok(scene)
     }
 
     /// Move every object of `other` into this scene, renaming those whose name is taken
@@ -403,12 +660,48 @@ fn new_object(
         name: name.to_string(),
         mesh,
         units,
+        source_units: units,
+        group: None,
+        id: None,
+        kind: None,
         validation,
         world_from_object,
-        world,
+        world: Arc::new(world),
         aabb,
         version: next_version(),
     })
+}
+
+/// The objects of a prepared file placed at `world_from_file` (scene units).
+fn prepared_objects(
+    name: &str,
+    group: Option<&str>,
+    prepared: &PreparedFile,
+    world_from_file: &DMat4,
+) -> Result<Vec<Object>, SceneError> {
+    let paths: Vec<&[String]> = prepared.parts.iter().map(|p| p.0.as_slice()).collect();
+    let names = part_names(name, group, &paths);
+    prepared
+        .parts
+        .iter()
+        .zip(names)
+        .map(|((_, mesh, file_from_part), (object, group))| {
+            let (mesh, validation) = prepared
+                .meshes
+                .get(*mesh)
+                .ok_or_else(|| SceneError::Empty(object.clone()))?;
+            let mut o = new_object(
+                &object,
+                mesh.clone(),
+                prepared.units,
+                *world_from_file * *file_from_part,
+                validation.clone(),
+            )?;
+            o.group = group;
+            o.source_units = prepared.source_units;
+            Ok(o)
+        })
+        .collect()
 }
 
 fn check_transform(name: &str, m: &DMat4) -> Result<(), SceneError> {

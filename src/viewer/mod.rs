@@ -17,10 +17,10 @@ use serde::Serialize;
 
 use crate::collide::{contact_segments, self_contact_segments};
 use crate::ldi::{LdiView, Region, ViewDesc};
-use crate::mesh::{self, Format, LoadedMesh, Mesh, Units};
+use crate::mesh::{self, unit_factor, Format, Mesh, Units};
 use crate::raster::{rasterize, RasterObject};
 use crate::report::Report;
-use crate::scene::{Scene, SceneFile};
+use crate::scene::{conjugate, part_names, Scene, SceneFile, UnitSettings};
 
 /// Most intersection segments kept per pair or per self-colliding object (for drawing).
 pub const MAX_SEGMENTS: usize = 200_000;
@@ -106,6 +106,7 @@ pub struct Session {
     /// The objects.
     pub scene: Scene,
     undo: Vec<(usize, DMat4)>,
+    units: UnitSettings,
 }
 
 impl Session {
@@ -118,6 +119,35 @@ impl Session {
     pub fn clear(&mut self) {
         self.scene = Scene::new();
         self.undo.clear();
+    }
+
+    /// How files' units become the scene's (none converted until this is called: a new
+    /// session keeps every file's numbers).
+    pub fn units(&self) -> UnitSettings {
+        self.units
+    }
+
+    /// Change the unit settings. Files loaded from now on use them; when the scene unit
+    /// changes, every loaded object is converted to it (meshes, placements and the undo
+    /// history scaled; objects of an unknown unit are taken to be in the default unit).
+    pub fn set_units(&mut self, units: UnitSettings) {
+        if let Some(scene) = units.scene {
+            if self.units.scene != Some(scene) {
+                let k: Vec<f64> = self
+                    .scene
+                    .objects
+                    .iter()
+                    .map(|o| unit_factor(o.units.or(units.default), scene))
+                    .collect();
+                for (i, m) in &mut self.undo {
+                    if let Some(&k) = k.get(*i) {
+                        *m = conjugate(m, k);
+                    }
+                }
+                self.scene.convert_units(scene, units.default);
+            }
+        }
+        self.units = units;
     }
 
     /// A name not used yet, from `want`.
@@ -157,17 +187,22 @@ impl Session {
                 }),
                 Ok(file) => {
                     let mut wanted = Vec::new();
-                    let sub = Scene::from_file(&file, |name| {
-                        let f = by_name
+                    let units = self.units;
+                    let sub = Scene::from_file_with(
+                        &file,
+                        |name| {
+                            let f = by_name
                             .get(name)
                             .copied()
                             .or_else(|| by_base.get(&base_name(name).to_ascii_lowercase()).copied())
                             .ok_or_else(|| {
                                 format!("not among the files given: drop or pass '{name}' together with the scene file")
                             })?;
-                        wanted.push(f.name.clone());
-                        Ok(f.bytes.clone())
-                    });
+                            wanted.push(f.name.clone());
+                            Ok(f.bytes.clone())
+                        },
+                        &units,
+                    );
                     match sub {
                         Err(e) => out.errors.push(LoadFailure {
                             file: sf.name.clone(),
@@ -204,18 +239,33 @@ impl Session {
                     f.name
                 ));
             }
-            match mesh::load_mesh(&f.name, &f.bytes) {
+            match mesh::load_assembly(&f.name, &f.bytes) {
                 Err(e) => out.errors.push(LoadFailure {
                     file: f.name.clone(),
                     message: e.to_string(),
                 }),
-                Ok(LoadedMesh { mesh, units, .. }) => {
-                    let name = self.unique_name(&stem(&f.name), &[]);
-                    match self
-                        .scene
-                        .add(&name, Arc::new(mesh), units, DMat4::IDENTITY)
-                    {
-                        Ok(_) => out.added.push(name),
+                Ok(assembly) => {
+                    let paths: Vec<&[String]> =
+                        assembly.parts.iter().map(|p| p.path.as_slice()).collect();
+                    let name = self.free_base(&stem(&f.name), |base| {
+                        part_names(base, None, &paths)
+                            .into_iter()
+                            .map(|(n, _)| n)
+                            .collect()
+                    });
+                    match self.scene.add_assembly(
+                        &name,
+                        None,
+                        &assembly,
+                        DMat4::IDENTITY,
+                        &self.units,
+                    ) {
+                        Ok(added) => out.added.extend(
+                            added
+                                .into_iter()
+                                .filter_map(|i| self.scene.objects.get(i))
+                                .map(|o| o.name.clone()),
+                        ),
                         Err(e) => out.errors.push(LoadFailure {
                             file: f.name.clone(),
                             message: e.to_string(),
@@ -225,6 +275,19 @@ impl Session {
             }
         }
         out
+    }
+
+    /// `want`, or `want (2)`, `want (3)`, …: the first base whose names (`names(base)`) are
+    /// all free.
+    fn free_base(&self, want: &str, names: impl Fn(&str) -> Vec<String>) -> String {
+        let free = |base: &str| names(base).iter().all(|n| self.scene.find(n).is_none());
+        if free(want) {
+            return want.to_string();
+        }
+        (2..)
+            .map(|k| format!("{want} ({k})"))
+            .find(|b| free(b))
+            .unwrap_or_else(|| want.to_string())
     }
 
     /// Add a mesh built elsewhere (a generated shape, a STEP tessellation).
@@ -240,22 +303,16 @@ impl Session {
         Ok(name)
     }
 
+    /// Move the objects of a scene file in, renaming those whose name is taken (`name (2)`).
     fn merge(&mut self, sub: Scene, out: &mut LoadOutcome) {
         let mut names = Vec::new();
         for o in &sub.objects {
             names.push(self.unique_name(&o.name, &names));
         }
-        for (o, name) in sub.objects.iter().zip(names) {
-            match self
-                .scene
-                .add(&name, o.mesh.clone(), o.units, *o.world_from_object())
-            {
-                Ok(_) => out.added.push(name),
-                Err(e) => out.errors.push(LoadFailure {
-                    file: o.name.clone(),
-                    message: e.to_string(),
-                }),
-            }
+        for (mut o, name) in sub.objects.into_iter().zip(names) {
+            o.name = name;
+            out.added.push(o.name.clone());
+            self.scene.objects.push(o);
         }
     }
 
@@ -314,6 +371,76 @@ impl Session {
             self.undo.truncate(keep_from + 1);
         }
     }
+}
+
+/// What loading files would place, counted before anything is placed (issue 12: the page
+/// says before a load when a scene would not fit into wasm memory, and loads what fits).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct LoadPlan {
+    /// Per scene file (by its name): per object in file order, `[triangles, vertices]` of
+    /// every object it makes (a file of several parts makes several), `[0, 0]` for an entry
+    /// whose mesh could not be read (the load reports why).
+    pub scenes: Vec<(String, Vec<Vec<[u64; 2]>>)>,
+    /// Triangles and vertices of the distinct meshes the scene files use (each counted
+    /// once, as it is stored once).
+    pub distinct: [u64; 2],
+    /// Bytes of the mesh files not named by a scene file (counted by size, not parsed).
+    pub loose_bytes: u64,
+}
+
+/// Count what [`Session::load`] of `files` would place, parsing each mesh a scene file names
+/// once and placing nothing (see [`LoadPlan`]).
+pub fn plan_load(files: &[InputFile]) -> LoadPlan {
+    let by_name: HashMap<&str, &InputFile> = files.iter().map(|f| (f.name.as_str(), f)).collect();
+    let by_base: HashMap<String, &InputFile> = files
+        .iter()
+        .map(|f| (base_name(&f.name).to_ascii_lowercase(), f))
+        .collect();
+    let mut plan = LoadPlan::default();
+    let mut parsed: HashMap<String, Vec<[u64; 2]>> = HashMap::new();
+    let mut used: Vec<&str> = Vec::new();
+    for sf in files.iter().filter(|f| extension(&f.name) == "json") {
+        let Ok(file) = SceneFile::parse(&sf.bytes) else {
+            continue;
+        };
+        let mut objects = Vec::with_capacity(file.objects.len());
+        for e in &file.objects {
+            let found = by_name.get(e.file.as_str()).copied().or_else(|| {
+                by_base
+                    .get(&base_name(&e.file).to_ascii_lowercase())
+                    .copied()
+            });
+            let Some(f) = found else {
+                objects.push(vec![[0, 0]]);
+                continue;
+            };
+            used.push(f.name.as_str());
+            let parts = parsed.entry(f.name.clone()).or_insert_with(|| {
+                match mesh::load_assembly(&f.name, &f.bytes) {
+                    Ok(a) => {
+                        for m in &a.meshes {
+                            plan.distinct[0] += m.triangles.len() as u64;
+                            plan.distinct[1] += m.positions.len() as u64;
+                        }
+                        a.parts
+                            .iter()
+                            .filter_map(|p| a.meshes.get(p.mesh))
+                            .map(|m| [m.triangles.len() as u64, m.positions.len() as u64])
+                            .collect()
+                    }
+                    Err(_) => vec![[0, 0]],
+                }
+            });
+            objects.push(parts.clone());
+        }
+        plan.scenes.push((sf.name.clone(), objects));
+    }
+    plan.loose_bytes = files
+        .iter()
+        .filter(|f| extension(&f.name) != "json" && !used.contains(&f.name.as_str()))
+        .map(|f| f.bytes.len() as u64)
+        .sum();
+    plan
 }
 
 /// Check settings as the page and the widget send them (JSON), with the CLI's defaults.
@@ -506,6 +633,65 @@ pub fn segments_with_progress(
     out
 }
 
+/// Intersection segments remembered per pair and per object by object version, so a check
+/// after one part moved recomputes only the segments that involve it (what the check worker
+/// keeps between checks, beside its [`crate::check::Checker`]).
+#[derive(Debug, Default)]
+pub struct SegmentCache {
+    pairs: HashMap<(u64, u64), Arc<Vec<[Vec3; 2]>>>,
+    selves: HashMap<u64, Arc<Vec<[Vec3; 2]>>>,
+}
+
+impl SegmentCache {
+    /// [`segments_with_progress`], taking what is remembered for unchanged objects;
+    /// forgets what the report no longer names.
+    pub fn segments(
+        &mut self,
+        scene: &Scene,
+        report: &Report,
+        progress: &mut dyn FnMut(usize, usize, &str),
+    ) -> Segments {
+        let mut out = Segments::default();
+        let total = report.pairs.len() + report.self_collisions.len();
+        let mut pairs = HashMap::new();
+        let mut selves = HashMap::new();
+        let mut done = 0;
+        for p in &report.pairs {
+            progress(done, total, "segments");
+            done += 1;
+            let (Some(a), Some(b)) = (scene.find(&p.a), scene.find(&p.b)) else {
+                continue;
+            };
+            let (a, b) = (&scene.objects[a], &scene.objects[b]);
+            let key = (a.version(), b.version());
+            let seg =
+                self.pairs.get(&key).cloned().unwrap_or_else(|| {
+                    Arc::new(contact_segments(a.world(), b.world(), MAX_SEGMENTS))
+                });
+            out.pairs.extend_from_slice(&seg);
+            pairs.insert(key, seg);
+        }
+        for s in &report.self_collisions {
+            progress(done, total, "segments");
+            done += 1;
+            let Some(o) = scene.find(&s.object).map(|i| &scene.objects[i]) else {
+                continue;
+            };
+            let seg = self
+                .selves
+                .get(&o.version())
+                .cloned()
+                .unwrap_or_else(|| Arc::new(self_contact_segments(o.world(), MAX_SEGMENTS)));
+            out.selves.extend_from_slice(&seg);
+            selves.insert(o.version(), seg);
+        }
+        progress(total, total, "segments");
+        self.pairs = pairs;
+        self.selves = selves;
+        out
+    }
+}
+
 /// One LDI fragment placed back in the world.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LdiPoint {
@@ -635,6 +821,58 @@ mod tests {
             .collect();
         assert_eq!(seen, want);
         assert_eq!(seg, segments_for(&s.scene, &r));
+    }
+
+    #[test]
+    fn the_segment_cache_redoes_only_what_moved() {
+        let mut s = Session::new();
+        s.load(&[
+            file("a.stl", cube_at(0.0)),
+            file("b.stl", cube_at(0.5)),
+            file("c.stl", cube_at(5.0)),
+            file("d.stl", cube_at(5.5)),
+        ]);
+        let mut cache = SegmentCache::default();
+        let r = check(&s.scene, &CheckOptions::default()).unwrap();
+        assert_eq!(r.pairs.len(), 2);
+        let first = cache.segments(&s.scene, &r, &mut |_, _, _| {});
+        assert_eq!(first, segments_for(&s.scene, &r));
+        let ab = cache.pairs.values().map(Arc::as_ptr).collect::<Vec<_>>();
+        // Move d a little: c–d is recomputed, a–b comes from memory.
+        s.translate(3, Vec3::new(0.1, 0.0, 0.0)).unwrap();
+        let r = check(&s.scene, &CheckOptions::default()).unwrap();
+        let again = cache.segments(&s.scene, &r, &mut |_, _, _| {});
+        assert_eq!(again, segments_for(&s.scene, &r));
+        let kept = cache
+            .pairs
+            .values()
+            .filter(|v| ab.contains(&Arc::as_ptr(v)))
+            .count();
+        assert_eq!((cache.pairs.len(), kept), (2, 1));
+    }
+
+    #[test]
+    fn a_load_plan_counts_what_a_scene_places() {
+        let scene = br#"{"objects": [
+            {"name": "left", "file": "meshes/a.stl"},
+            {"name": "right", "file": "a.stl"},
+            {"name": "gone", "file": "missing.stl"}
+        ]}"#;
+        let files = [
+            file("scene.json", scene.to_vec()),
+            file("a.stl", cube_at(0.0)),
+            file("loose.stl", cube_at(3.0)),
+        ];
+        let plan = plan_load(&files);
+        assert_eq!(
+            plan.scenes,
+            vec![(
+                "scene.json".to_string(),
+                vec![vec![[12, 8]], vec![[12, 8]], vec![[0, 0]]]
+            )]
+        );
+        assert_eq!(plan.distinct, [12, 8]);
+        assert_eq!(plan.loose_bytes, files[2].bytes.len() as u64);
     }
 
     #[test]

@@ -4,8 +4,11 @@
 //! the LDI as points (seed 000's display modes).
 //!
 //! The renderer draws into any colour target (a canvas surface in the browser, an offscreen
-//! texture in the native tests) and owns only its depth buffer. Geometry is uploaded in world
-//! space per object, again when an object moves or deforms.
+//! texture in the native tests) and owns only its depth buffer. Geometry is uploaded per mesh
+//! slot ([`Renderer::set_mesh`]); each object draws a slot with its own `world_from_object`
+//! ([`Renderer::set_instances`]), so a mesh placed many times is on the GPU once and a move
+//! changes 64 bytes of uniforms, not the geometry (issue 12). Without instances, object `k`
+//! draws slot `k` untransformed (world-space geometry, as uploaded).
 
 use bytemuck::{Pod, Zeroable};
 use glam::{Vec3, Vec4};
@@ -60,6 +63,16 @@ struct Globals {
 struct DrawUniform {
     color: [f32; 4],
     flags: [f32; 4],
+    model: [[f32; 4]; 4],
+}
+
+/// Which mesh slot an object draws, and where.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Instance {
+    /// The mesh slot ([`Renderer::set_mesh`]'s `index`).
+    pub mesh: usize,
+    /// The object's placement (column-major, like `Object::world_from_object`).
+    pub world_from_object: glam::Mat4,
 }
 
 /// A line or point vertex.
@@ -145,6 +158,7 @@ pub struct Renderer {
     points: wgpu::RenderPipeline,
     depth: Option<(wgpu::Texture, wgpu::TextureView, (u32, u32))>,
     meshes: Vec<Option<GpuMesh>>,
+    instances: Vec<Instance>,
     edges: LineSet,
     boxes: LineSet,
     ldi: LineSet,
@@ -349,6 +363,7 @@ impl Renderer {
             points,
             depth: None,
             meshes: Vec::new(),
+            instances: Vec::new(),
             edges: LineSet::empty(),
             boxes: LineSet::empty(),
             ldi: LineSet::empty(),
@@ -428,9 +443,25 @@ impl Renderer {
         });
     }
 
-    /// Keep only the first `n` objects' geometry.
+    /// Keep only the first `n` mesh slots.
     pub fn truncate_meshes(&mut self, n: usize) {
         self.meshes.truncate(n);
+    }
+
+    /// Object `k` draws mesh slot `instances[k].mesh` at `instances[k].world_from_object`
+    /// (empty: object `k` draws slot `k` as uploaded). Mirroring placements need nothing
+    /// special: faces are drawn from both sides and lit two-sided.
+    pub fn set_instances(&mut self, instances: Vec<Instance>) {
+        self.instances = instances;
+    }
+
+    /// Bytes of mesh geometry on the GPU (vertex and index buffers of every slot).
+    pub fn mesh_bytes(&self) -> u64 {
+        self.meshes
+            .iter()
+            .flatten()
+            .map(|m| m.vertices.size() + m.indices.size())
+            .sum()
     }
 
     fn upload_lines(
@@ -525,7 +556,11 @@ impl Renderer {
             viewport: [size.0 as f32, size.1 as f32, 2e-4, 0.0],
         };
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&g));
-        let n = styles.len().min(self.meshes.len()) as u64;
+        let n = if self.instances.is_empty() {
+            styles.len().min(self.meshes.len())
+        } else {
+            styles.len().min(self.instances.len())
+        } as u64;
         if n > self.draw_capacity {
             let cap = n.next_power_of_two();
             let (b, bg) = Self::draw_buffer(device, &self.draw_layout, cap);
@@ -535,10 +570,15 @@ impl Renderer {
         }
         let mut staging = vec![0u8; (n.max(1) * DRAW_STRIDE) as usize];
         for (k, s) in styles.iter().take(n as usize).enumerate() {
+            let model = self
+                .instances
+                .get(k)
+                .map_or(glam::Mat4::IDENTITY, |i| i.world_from_object);
             let d = DrawUniform {
                 color: Vec4::from((Vec3::from(s.color), if s.ghost { 0.22 } else { 1.0 }))
                     .to_array(),
                 flags: [f32::from(u8::from(s.selected)), s.tint, 0.0, 0.0],
+                model: model.to_cols_array_2d(),
             };
             let at = k * DRAW_STRIDE as usize;
             staging[at..at + std::mem::size_of::<DrawUniform>()]
@@ -577,7 +617,10 @@ impl Renderer {
             pass.set_bind_group(0, &self.globals_bg, &[]);
             let mesh_pass = |pass: &mut wgpu::RenderPass<'_>, ghost: bool| {
                 for (k, s) in styles.iter().take(n as usize).enumerate() {
-                    let Some(m) = &self.meshes[k] else { continue };
+                    let slot = self.instances.get(k).map_or(k, |i| i.mesh);
+                    let Some(Some(m)) = self.meshes.get(slot) else {
+                        continue;
+                    };
                     if !s.visible || s.ghost != ghost {
                         continue;
                     }

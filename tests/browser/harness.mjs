@@ -44,15 +44,23 @@ export const MIME = {
 };
 
 
-export /** Serves `root` on 127.0.0.1:<free port>. With `failWasm`, every .wasm answers 404. */
-async function serve(root, { failWasm = false } = {}) {
+export /** Serves `root` on 127.0.0.1:<free port>. With `failWasm`, every .wasm answers 404.
+ * `mounts` maps URL prefixes (`/hall/`) to other folders. */
+async function serve(root, { failWasm = false, mounts = {} } = {}) {
   const server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
       let rel = decodeURIComponent(url.pathname);
       if (rel.endsWith("/")) rel += "index.html";
-      const file = path.join(root, path.normalize(rel).replace(/^(\.\.[/\\])+/, ""));
-      if (!file.startsWith(root + path.sep) || (failWasm && file.endsWith(".wasm"))) {
+      let base = root;
+      for (const [prefix, dir] of Object.entries(mounts)) {
+        if (rel.startsWith(prefix)) {
+          base = dir;
+          rel = rel.slice(prefix.length - 1);
+        }
+      }
+      const file = path.join(base, path.normalize(rel).replace(/^(\.\.[/\\])+/, ""));
+      if (!file.startsWith(base + path.sep) || (failWasm && file.endsWith(".wasm"))) {
         throw Object.assign(new Error("not found"), { code: "ENOENT" });
       }
       if (!(await stat(file)).isFile()) throw Object.assign(new Error("dir"), { code: "ENOENT" });

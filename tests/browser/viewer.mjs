@@ -231,33 +231,41 @@ const webgpuTests = [
     },
   },
   {
-    name: "a dropped STEP file is tessellated (occt-import-js, lazily) into one object per solid",
+    name: "a dropped STEP assembly is tessellated (occt-import-js, lazily): one object per solid, named by its product, in its assembly tree and unit",
     async run(browser) {
       const { page } = await openPage(browser, "/");
       const r = await page.evaluate(async () => {
         const v = document.querySelector("ldi-clash-viewer");
         await v.clear();
         const before = performance.getEntriesByType("resource").some((e) => e.name.includes("occt-import-js"));
-        const bytes = new Uint8Array(await (await fetch("/data/step/box_and_pin.step")).arrayBuffer());
+        const bytes = new Uint8Array(await (await fetch("/data/step/fixture_assembly.step")).arrayBuffer());
         const dt = new DataTransfer();
-        dt.items.add(new File([bytes], "box_and_pin.step"));
+        dt.items.add(new File([bytes], "fixture_assembly.step"));
         const loaded = new Promise((res) => v.addEventListener("load", (e) => res(e.detail), { once: true }));
         document.body.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
         const outcome = await loaded;
         const report = await v.check();
         const bad = await v.load([{ name: "broken.step", bytes: "ISO-10303-21;\nHEADER;\nnonsense" }]);
-        return { before, outcome, report, bad, objects: JSON.parse(v.viewer.objects()).length };
+        const objects = JSON.parse(v.viewer.objects());
+        const tree = [...v.shadowRoot.querySelectorAll('[data-out="objects"] li.group')].map((li) => li.dataset.group);
+        return { before, outcome, report, bad, objects: objects.length, groups: objects.map((o) => [o.name, o.group, o.units, o.source_units]), tree };
       });
       if (r.before) throw new Error("occt-import-js was fetched before any STEP file was dropped");
-      if (JSON.stringify(r.outcome.added) !== JSON.stringify(["box_and_pin_1", "box_and_pin_2"])) {
+      if (JSON.stringify(r.outcome.added) !== JSON.stringify(["fixture_assembly/fixture/box", "fixture_assembly/fixture/pin"])) {
         throw new Error(`added ${JSON.stringify(r.outcome)}`);
       }
+      const groups = JSON.stringify(r.groups.map((g) => g[1]));
+      if (groups !== JSON.stringify(["fixture_assembly/fixture", "fixture_assembly/fixture"])) throw new Error(`groups ${groups}`);
+      if (!r.groups.every((g) => g[2] === "millimetre")) throw new Error(`units ${JSON.stringify(r.groups)}`);
+      if (JSON.stringify(r.tree) !== JSON.stringify(["fixture_assembly", "fixture_assembly/fixture"])) throw new Error(`object tree ${JSON.stringify(r.tree)}`);
+      const p = r.report.pairs[0] ?? {};
+      if (p.group_a !== "fixture_assembly/fixture" || r.report.scene_units !== "millimetre") throw new Error(`report ${JSON.stringify(p)}`);
       if (r.report.pairs.length !== 1) throw new Error(`${r.report.pairs.length} pairs`);
       const vol = r.report.pairs[0].volume;
       const exact = Math.PI * 9 * 10; // the pin inside the 10 mm cube
       if (!(Math.abs(vol - exact) / exact < 0.03)) throw new Error(`overlap volume ${vol}, expected about ${exact.toFixed(1)}`);
       if (r.bad.errors.length !== 1 || r.objects !== 2) throw new Error(`broken STEP: ${JSON.stringify(r.bad)}, ${r.objects} objects`);
-      console.log(`       box ↔ pin overlap ${vol.toFixed(1)} mm³ (exact ${exact.toFixed(1)}; the tessellated pin is a polygon)`);
+      console.log(`       ${r.outcome.added.join(", ")}: box ↔ pin overlap ${vol.toFixed(1)} mm³ (exact ${exact.toFixed(1)}; the tessellated pin is a polygon)`);
       await page.close();
     },
   },
@@ -454,7 +462,7 @@ const webgpuTests = [
       const rows = await page.evaluate(() => {
         const v = document.querySelector("ldi-clash-viewer");
         return Object.fromEntries(
-          [...v.shadowRoot.querySelectorAll('[data-out="objects"] li')].map((li) => [li.querySelector(".name").textContent, li.querySelector(".size").textContent]),
+          [...v.shadowRoot.querySelectorAll('[data-out="objects"] li.item')].map((li) => [li.dataset.name, li.querySelector(".size").textContent]),
         );
       });
       const nums = (t) => (t.match(/^([\d.e+-]+) × ([\d.e+-]+) × ([\d.e+-]+)/) ?? []).slice(1).map(Number);
@@ -462,9 +470,22 @@ const webgpuTests = [
       if (got.length !== 3 || got.some((g, k) => Math.abs(g - ext[k]) > 0.005 * ext[k])) {
         throw new Error(`bunny size "${rows.bunny}", the file's extents ${ext.map((e) => e.toFixed(4)).join(" × ")}`);
       }
-      if (!rows.bunny.endsWith("(unit unknown)")) throw new Error(`OBJ has no unit: "${rows.bunny}"`);
-      if (rows.cube !== "1 × 1 × 1 m") throw new Error(`glTF cube (metres): "${rows.cube}"`);
+      // The page converts to its scene unit (mm by default); files without a unit are taken as mm.
+      if (!rows.bunny.endsWith(" mm (file: no unit, taken as mm)")) throw new Error(`OBJ has no unit: "${rows.bunny}"`);
+      if (rows.cube !== "1000 × 1000 × 1000 mm (file: m)") throw new Error(`glTF cube (metres): "${rows.cube}"`);
       if (rows["cube (2)"] !== "1 × 1 × 1 mm") throw new Error(`3MF cube (millimetres): "${rows["cube (2)"]}"`);
+      // Another scene unit converts what is loaded.
+      const metres = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        v.setAttribute("units", "m");
+        await new Promise((r) => setTimeout(r, 200));
+        return Object.fromEntries([...v.shadowRoot.querySelectorAll('[data-out="objects"] li.item')].map((li) => [li.dataset.name, li.querySelector(".size").textContent]));
+      });
+      const bunnyM = nums(metres.bunny ?? "");
+      const bunnyOk = metres.bunny?.endsWith(" m (file: no unit, taken as mm)") && bunnyM.length === 3 && bunnyM.every((x, k) => Math.abs(x * 1000 - got[k]) < 0.01 * got[k]);
+      if (metres.cube !== "1 × 1 × 1 m" || metres["cube (2)"] !== "0.001 × 0.001 × 0.001 m (file: mm)" || !bunnyOk) {
+        throw new Error(`in metres: ${JSON.stringify(metres)}`);
+      }
       const missing = Object.entries(rows).filter(([, t]) => !/ × .* × /.test(t));
       if (missing.length) throw new Error(`objects without a size: ${JSON.stringify(missing)}`);
       if (problems.length) throw new Error(problems.join("\n"));
@@ -642,6 +663,166 @@ const webgpuTests = [
     },
   },
 ];
+
+/** In the page: load `urls` (under /data/) with load(), check on `backend`, return what the
+ * widget shows: objects (name, group, units, source units), the report, the DOM trees. */
+function loadAndCheck(page, urls, backend = "cpu") {
+  return page.evaluate(
+    async ({ urls, backend }) => {
+      const v = document.querySelector("ldi-clash-viewer");
+      v.setAttribute("backend", backend);
+      await v.clear();
+      const files = [];
+      for (const u of urls) files.push({ name: u.split("/").pop(), bytes: new Uint8Array(await (await fetch(`/data/${u}`)).arrayBuffer()) });
+      const outcome = await v.load(files);
+      const report = await v.check();
+      const root = v.shadowRoot;
+      return {
+        outcome,
+        report,
+        objects: JSON.parse(v.viewer.objects()).map((o) => ({ name: o.name, group: o.group, units: o.units, source: o.source_units })),
+        tree: [...root.querySelectorAll('[data-out="objects"] li.group')].map((li) => li.dataset.group),
+        leaves: [...root.querySelectorAll('[data-out="objects"] li.item .name')].map((n) => n.textContent),
+        results: [...root.querySelectorAll('[data-out="results"] li.item')].map((li) => li.textContent),
+        resultGroups: [...root.querySelectorAll('[data-out="results"] li.group .gname')].map((n) => n.textContent),
+      };
+    },
+    { urls, backend },
+  );
+}
+
+webgpuTests.push(
+  {
+    name: "a multi-part glTF and a 3MF: every part its own object with its path; the trees show them",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/");
+      const r = await loadAndCheck(page, ["assemblies/cell.gltf", "assemblies/jig.3mf"]);
+      const names = r.objects.map((o) => `${o.group}|${o.name}`);
+      const want = [
+        "cell/station_3/robot|cell/station_3/robot/base",
+        "cell/station_3/robot|cell/station_3/robot/link_1",
+        "cell/station_3/robot|cell/station_3/robot/link_2",
+        "cell/station_3|cell/station_3/fixture",
+        "jig/fixture|jig/fixture/plate",
+        "jig/fixture|jig/fixture/bolt",
+        "jig/fixture|jig/fixture/bolt#2",
+        "jig/fixture#2|jig/fixture#2/plate",
+        "jig/fixture#2|jig/fixture#2/bolt",
+        "jig/fixture#2|jig/fixture#2/bolt#2",
+      ];
+      if (JSON.stringify(names) !== JSON.stringify(want)) throw new Error(`objects ${JSON.stringify(names)}`);
+      const tree = ["cell", "cell/station_3", "cell/station_3/robot", "jig", "jig/fixture", "jig/fixture#2"];
+      if (JSON.stringify(r.tree) !== JSON.stringify(tree)) throw new Error(`object tree ${JSON.stringify(r.tree)}`);
+      if (!r.leaves.includes("link_1") || !r.leaves.includes("bolt#2")) throw new Error(`leaves ${JSON.stringify(r.leaves)}`);
+      // The clashes inside each assembly: link_1 in the base, each bolt in its plate (500 mm³).
+      const pairs = r.report.pairs.map((p) => `${p.a}|${p.b}`);
+      const clashes = [
+        "cell/station_3/robot/base|cell/station_3/robot/link_1",
+        "jig/fixture/plate|jig/fixture/bolt",
+        "jig/fixture/plate|jig/fixture/bolt#2",
+        "jig/fixture#2/plate|jig/fixture#2/bolt",
+        "jig/fixture#2/plate|jig/fixture#2/bolt#2",
+      ];
+      if (JSON.stringify(pairs) !== JSON.stringify(clashes)) throw new Error(`pairs ${JSON.stringify(pairs)}`);
+      for (const p of r.report.pairs.slice(1)) {
+        if (Math.abs(p.volume - 500) > 10) throw new Error(`${p.b}: ${p.volume} mm³, built 500`);
+      }
+      // The glTF is in metres: 100 × 100 × 10 mm = 100 000 mm³ in the page's millimetres.
+      const link = r.report.pairs[0].volume;
+      if (Math.abs(link - 1e5) > 3e3) throw new Error(`link_1 in base: ${link} mm³`);
+      if (JSON.stringify(r.resultGroups) !== JSON.stringify(["cell/station_3/robot", "jig/fixture", "jig/fixture#2"])) throw new Error(`result groups ${JSON.stringify(r.resultGroups)}`);
+      if (!r.results.some((t) => t.startsWith("plate ↔ bolt#2 · volume vol 49") && t.includes("mm³") && t.includes("depth 10 mm"))) {
+        throw new Error(`results ${JSON.stringify(r.results)}`);
+      }
+      if (problems.length) throw new Error(problems.join("\n"));
+      console.log(`       ${r.objects.length} objects in ${r.tree.length} groups; ${pairs.length} clashes; e.g. "${r.results[1]}"`);
+      await page.close();
+    },
+  },
+  {
+    name: "a glTF in metres and an STL in millimetres overlap by the right volume in the page",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/");
+      const r = await loadAndCheck(page, ["assemblies/mixed/fixture.gltf", "assemblies/mixed/part.stl"]);
+      const v = r.report.pairs[0]?.volume;
+      // 10 × 20 × 20 mm; within 1 % (the pixel boundary at 256 pixels).
+      if (!(Math.abs(v - 4000) < 40)) throw new Error(`overlap ${v} mm³, exact 4000: ${JSON.stringify(r.report.pairs)}`);
+      if (r.report.scene_units !== "millimetre") throw new Error(`scene_units ${r.report.scene_units}`);
+      const src = r.objects.map((o) => o.source).join(",");
+      if (src !== "metre,unknown") throw new Error(`source units ${src}`);
+      // The same in metres, and the default unit matters for the STL.
+      const m = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        v.setAttribute("units", "m");
+        const inMetres = await v.check();
+        return { volume: inMetres.pairs[0]?.volume, units: inMetres.scene_units, text: v.shadowRoot.querySelector('[data-out="results"] li.item').textContent };
+      });
+      if (!(Math.abs(m.volume - 4e-6) < 4e-8) || m.units !== "metre" || !m.text.includes(" m³")) throw new Error(`in metres: ${JSON.stringify(m)}`);
+      if (problems.length) throw new Error(problems.join("\n"));
+      console.log(`       ${v.toFixed(1)} mm³ (exact 4000), ${m.volume.toExponential(3)} m³; "${m.text}"`);
+      await page.close();
+    },
+  },
+);
+
+webgpuTests.push({
+  name: "a dropped IFC file (web-ifc, lazily): one object per product with its GlobalId, name and class, grouped by storey; the known clash",
+  async run(browser) {
+    const { page, problems } = await openPage(browser, "/");
+    const r = await page.evaluate(async () => {
+      const v = document.querySelector("ldi-clash-viewer");
+      v.setAttribute("backend", "cpu");
+      await v.clear();
+      const before = performance.getEntriesByType("resource").some((e) => e.name.includes("web-ifc"));
+      const bytes = new Uint8Array(await (await fetch("/data/ifc/small_building.ifc")).arrayBuffer());
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], "small_building.ifc"));
+      const loaded = new Promise((res) => v.addEventListener("load", (e) => res(e.detail), { once: true }));
+      document.body.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+      const outcome = await loaded;
+      const report = await v.check();
+      const bad = await v.load([{ name: "broken.ifc", bytes: "ISO-10303-21;\nnot an ifc" }]);
+      return {
+        before,
+        outcome,
+        report,
+        bad,
+        objects: JSON.parse(v.viewer.objects()).map((o) => ({ name: o.name, group: o.group, id: o.id, kind: o.kind })),
+        ids: [...v.shadowRoot.querySelectorAll('[data-out="objects"] li.item')].map((li) => li.dataset.id),
+      };
+    });
+    if (r.before) throw new Error("web-ifc was fetched before any IFC file was dropped");
+    if (r.outcome.errors.length) throw new Error(`errors ${JSON.stringify(r.outcome.errors)}`);
+    // What tests/data/ifc/make_ifc.py wrote (IfcOpenShell): five products on two storeys.
+    const want = {
+      "Wall A": ["IfcWall", "0000000010080000000006", "Level 0"],
+      "Column C1": ["IfcColumn", "0000000010080000000007", "Level 0"],
+      "Slab 1": ["IfcSlab", "0000000010080000000008", "Level 0"],
+      "Wall B": ["IfcWall", "0000000010080000000009", "Level 1"],
+      "Beam B1": ["IfcBeam", "000000001008000000000G", "Level 1"],
+    };
+    if (r.objects.length !== 5) throw new Error(`objects ${JSON.stringify(r.objects)}`);
+    for (const o of r.objects) {
+      const leaf = o.name.split("/").pop();
+      const [kind, id, storey] = want[leaf] ?? [];
+      if (o.kind !== kind || o.id !== id || o.group !== `small_building/Site/Building A/${storey}`) throw new Error(`${o.name}: ${JSON.stringify(o)}`);
+    }
+    if (r.ids.filter(Boolean).length !== 5) throw new Error(`GlobalIds in the object list: ${JSON.stringify(r.ids)}`);
+    // The known clash: the column cuts 300 × 100 × 3000 mm into Wall A.
+    const pairs = r.report.pairs.filter((p) => p.kind === "volume");
+    if (pairs.length !== 1) throw new Error(`clashes ${JSON.stringify(r.report.pairs)}`);
+    const p = pairs[0];
+    const ids = [p.id_a, p.id_b].sort().join(",");
+    if (ids !== "0000000010080000000006,0000000010080000000007") throw new Error(`the clash's GlobalIds: ${ids}`);
+    // Within the pixel-boundary bound: projected perimeter (800 mm) × pixel × depth (3000 mm).
+    const bound = 800 * p.pixel_size * 3000;
+    if (!(Math.abs(p.volume - 9e7) < bound)) throw new Error(`column in wall: ${p.volume} mm³, built 9.0e7 (bound ${bound})`);
+    if (r.bad.errors.length !== 1) throw new Error(`a broken IFC: ${JSON.stringify(r.bad)}`);
+    if (problems.length) throw new Error(problems.join("\n"));
+    console.log(`       ${r.objects.length} products; ${p.a.split("/").pop()} ↔ ${p.b.split("/").pop()}: ${(p.volume / 1e9).toFixed(4)} m³ (built 0.09), GlobalIds ${ids}; broken file: "${r.bad.errors[0].message}"`);
+    await page.close();
+  },
+});
 
 const cpuTests = [
   {

@@ -253,7 +253,6 @@ impl MeshBuilder {
     }
 
     /// Number of triangles so far.
-    #[cfg(test)]
     pub(crate) fn triangle_count(&self) -> usize {
         self.triangles.len()
     }

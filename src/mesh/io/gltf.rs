@@ -14,24 +14,31 @@
 //! before a byte is read, so a huge `count` is an error, not an allocation.
 //!
 //! How it works: the default scene (else the first; with no scenes, every root node) is
-//! walked from its root nodes, composing node transforms in `f64`; each node's mesh
-//! primitives are added in world space, so instanced meshes appear once per node. A node
-//! reached twice is an error (the hierarchy must be a forest; this also stops cycles).
-//! Triangle lists, strips and fans are read; points and lines are skipped. Where a node's
-//! transform mirrors (negative determinant), winding is flipped so that triangles stay
-//! counter-clockwise seen from outside. Sparse accessors, quantized positions and
-//! compression extensions are unsupported. glTF units are metres.
+//! walked from its root nodes, composing node transforms in `f64`. Every node with a mesh is
+//! a part: its path is the names of its ancestors and its own (a node without a name takes
+//! its mesh's name, else `node_N`; a name repeated under the same parent gets `#2`, …), its
+//! placement the composed transform. Each glTF mesh is
+//! read once, all its triangle primitives welded into one mesh in the mesh's own
+//! coordinates, however many nodes place it (instances are stored once). A node reached twice
+//! is an error (the hierarchy must be a forest; this also stops cycles). Triangle lists,
+//! strips and fans are read; points and lines are skipped. Placements that mirror are left
+//! to whoever places the part (the scene flips the winding of mirrored objects). Sparse
+//! accessors, quantized positions and compression extensions are unsupported. glTF units are
+//! metres.
 
-use glam::{DMat4, DVec3, Vec3};
+use std::sync::Arc;
+
+use glam::{DMat4, Vec3};
 use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::Mode;
 
+use super::assembly::{part_name, LoadedAssembly, Part, PathNamer};
 use super::common::{byte, error_chain, parse_err, unsupported, MeshBuilder};
-use super::{Format, MeshLoadError};
-use crate::mesh::Mesh;
+use super::{Format, MeshLoadError, Units};
 
-/// Imports glTF JSON or GLB (whichever the bytes are); returns the format actually read.
-pub(crate) fn load(bytes: &[u8], named: Format) -> Result<(Mesh, Format), MeshLoadError> {
+/// Imports glTF JSON or GLB (whichever the bytes are), one part per node with a mesh; the
+/// assembly's format says which was read.
+pub(crate) fn load(bytes: &[u8], named: Format) -> Result<LoadedAssembly, MeshLoadError> {
     if bytes.is_empty() {
         return Err(parse_err(named, byte(0), "the file is empty"));
     }
@@ -66,15 +73,20 @@ pub(crate) fn load(bytes: &[u8], named: Format) -> Result<(Mesh, Format), MeshLo
         ));
     }
     let buffers = load_buffers(&document, blob, format)?;
-    let mesh = Walker {
+    Walker {
         format,
         document: &document,
         buffers: &buffers,
-        builder: MeshBuilder::new(format),
+        mesh_slots: vec![None; document.meshes().len()],
+        assembly: LoadedAssembly {
+            meshes: Vec::new(),
+            parts: Vec::new(),
+            format,
+            units: Units::Metre,
+        },
         skipped_primitives: 0,
     }
-    .run()?;
-    Ok((mesh, format))
+    .run()
 }
 
 fn check_glb_header(bytes: &[u8]) -> Result<(), MeshLoadError> {
@@ -291,12 +303,15 @@ struct Walker<'a> {
     format: Format,
     document: &'a gltf::Document,
     buffers: &'a [Result<Vec<u8>, String>],
-    builder: MeshBuilder,
+    /// Per glTF mesh: not read yet (`None`), read without triangles (`Some(None)`), or its
+    /// index in the assembly's meshes.
+    mesh_slots: Vec<Option<Option<usize>>>,
+    assembly: LoadedAssembly,
     skipped_primitives: usize,
 }
 
 impl<'a> Walker<'a> {
-    fn run(mut self) -> Result<Mesh, MeshLoadError> {
+    fn run(mut self) -> Result<LoadedAssembly, MeshLoadError> {
         let scene = self
             .document
             .default_scene()
@@ -320,12 +335,13 @@ impl<'a> Walker<'a> {
             }
         };
         let mut visited = vec![false; self.document.nodes().len()];
-        let mut stack: Vec<(gltf::Node<'a>, DMat4)> = roots
+        let mut namer = PathNamer::default();
+        let mut stack: Vec<(gltf::Node<'a>, DMat4, Vec<String>)> = roots
             .into_iter()
             .rev()
-            .map(|n| (n, DMat4::IDENTITY))
+            .map(|n| (n, DMat4::IDENTITY, Vec::new()))
             .collect();
-        while let Some((node, parent)) = stack.pop() {
+        while let Some((node, parent, parent_path)) = stack.pop() {
             let Some(seen) = visited.get_mut(node.index()) else {
                 continue;
             };
@@ -339,32 +355,80 @@ impl<'a> Walker<'a> {
             *seen = true;
             let local = node.transform().matrix();
             let world = parent * DMat4::from_cols_array_2d(&local.map(|c| c.map(f64::from)));
+            let name = part_name(
+                node.name().or_else(|| node.mesh().and_then(|m| m.name())),
+                || format!("node_{}", node.index()),
+            );
+            let path = namer.child(&parent_path, name);
             if let Some(mesh) = node.mesh() {
-                for primitive in mesh.primitives() {
-                    self.primitive(&primitive, &world, mesh.index())?;
+                if let Some(index) = self.mesh(&mesh)? {
+                    if self.assembly.parts.len() >= super::assembly::MAX_PARTS {
+                        return Err(unsupported(
+                            self.format,
+                            format!(
+                                "more than {} nodes with meshes; split the model into files",
+                                super::assembly::MAX_PARTS
+                            ),
+                        ));
+                    }
+                    self.assembly.parts.push(Part {
+                        path: path.clone(),
+                        mesh: index,
+                        file_from_part: world,
+                    });
                 }
             }
             for child in node.children().collect::<Vec<_>>().into_iter().rev() {
-                stack.push((child, world));
+                stack.push((child, world, path.clone()));
             }
         }
-        let detail = if self.skipped_primitives > 0 {
-            format!(
-                "{} point or line primitives were skipped",
-                self.skipped_primitives
-            )
-        } else if self.document.meshes().len() == 0 {
-            "it has no meshes".to_owned()
+        if self.assembly.parts.is_empty() {
+            let detail = if self.skipped_primitives > 0 {
+                format!(
+                    "{} point or line primitives were skipped",
+                    self.skipped_primitives
+                )
+            } else if self.document.meshes().len() == 0 {
+                "it has no meshes".to_owned()
+            } else {
+                "no scene node uses a mesh".to_owned()
+            };
+            return Err(MeshLoadError::Empty {
+                format: self.format,
+                detail,
+            });
+        }
+        Ok(self.assembly)
+    }
+
+    /// The assembly's index of glTF mesh `mesh` (read on first use), `None` when it has no
+    /// triangles.
+    fn mesh(&mut self, mesh: &gltf::Mesh<'_>) -> Result<Option<usize>, MeshLoadError> {
+        if let Some(Some(slot)) = self.mesh_slots.get(mesh.index()) {
+            return Ok(*slot);
+        }
+        let mut builder = MeshBuilder::new(self.format);
+        for primitive in mesh.primitives() {
+            self.primitive(&mut builder, &primitive, mesh.index())?;
+        }
+        let slot = if builder.triangle_count() == 0 {
+            None
         } else {
-            "no scene node uses a mesh".to_owned()
+            self.assembly
+                .meshes
+                .push(Arc::new(builder.finish("no triangles")?));
+            Some(self.assembly.meshes.len() - 1)
         };
-        self.builder.finish(detail)
+        if let Some(s) = self.mesh_slots.get_mut(mesh.index()) {
+            *s = Some(slot);
+        }
+        Ok(slot)
     }
 
     fn primitive(
         &mut self,
+        builder: &mut MeshBuilder,
         primitive: &gltf::Primitive<'_>,
-        world: &DMat4,
         mesh_index: usize,
     ) -> Result<(), MeshLoadError> {
         let mode = primitive.mode();
@@ -417,22 +481,21 @@ impl<'a> Walker<'a> {
             }
         };
 
-        // Transform each referenced vertex once.
-        let flip = world.determinant() < 0.0;
+        // Each referenced vertex once.
+        let format = self.format;
         let mut welded: Vec<u32> = vec![u32::MAX; positions.count];
-        let mut vertex = |walker: &mut Self, k: usize| -> Result<u32, MeshLoadError> {
+        let mut vertex = |builder: &mut MeshBuilder, k: usize| -> Result<u32, MeshLoadError> {
             let i = corner(k) as usize;
             let Some(slot) = welded.get_mut(i) else {
                 return Err(parse_err(
-                    walker.format,
+                    format,
                     where_.clone(),
                     format!("index {i} is out of range ({} vertices)", positions.count),
                 ));
             };
             if *slot == u32::MAX {
-                let p = positions.position(i).as_dvec3();
-                let p: DVec3 = world.transform_point3(p);
-                *slot = walker.builder.vertex(p.as_vec3())?;
+                let p: Vec3 = positions.position(i);
+                *slot = builder.vertex(p)?;
             }
             Ok(*slot)
         };
@@ -448,15 +511,12 @@ impl<'a> Walker<'a> {
                 Mode::TriangleStrip => [t, t + 1, t + 2],
                 _ => [0, t + 1, t + 2],
             };
-            let mut tri = [
-                vertex(self, ks[0])?,
-                vertex(self, ks[1])?,
-                vertex(self, ks[2])?,
+            let tri = [
+                vertex(builder, ks[0])?,
+                vertex(builder, ks[1])?,
+                vertex(builder, ks[2])?,
             ];
-            if flip {
-                tri.swap(1, 2);
-            }
-            self.builder.triangle(tri)?;
+            builder.triangle(tri)?;
         }
         Ok(())
     }

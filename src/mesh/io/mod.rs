@@ -18,7 +18,13 @@
 //!   [`crate::mesh::validate`] reports them.
 //! - Each importer is behind its cargo feature (`stl`, `obj`, `ply`, `off`, `gltf`, `3mf`);
 //!   with the feature off, [`load_mesh`] returns [`MeshLoadError::FeatureDisabled`].
+//!
+//! Assemblies (issue 12): [`load_assembly`] keeps a file's parts, their names and tree and
+//! their placements, with each distinct mesh stored once ([`LoadedAssembly`]: OBJ `o`/`g`,
+//! glTF nodes, 3MF objects, components and build items; STL, PLY and OFF are one part).
+//! [`load_mesh`] is [`load_assembly`] flattened into one mesh, as before.
 
+mod assembly;
 mod common;
 #[cfg(feature = "gltf")]
 mod gltf;
@@ -37,6 +43,7 @@ use std::fmt;
 
 use super::Mesh;
 
+pub use assembly::{unit_factor, LoadedAssembly, Part, MAX_PARTS};
 pub use common::MAX_TRIANGLES;
 #[cfg(feature = "stl")]
 pub use stl::write_binary as write_stl_binary;
@@ -263,61 +270,74 @@ impl MeshLoadError {
     }
 }
 
-/// Imports a mesh from the bytes of a file.
+/// Imports a mesh from the bytes of a file: every part of the file merged into one mesh
+/// ([`LoadedAssembly::flatten`]; [`load_assembly`] keeps the parts).
 ///
 /// The format comes from `file_name`'s extension (case-insensitive); when it has none or an
 /// unknown one, from the content ([`sniff`]). Only the extension of `file_name` is used: no
 /// file is opened (there is no file system in the browser), so external references (OBJ
 /// material libraries, glTF external buffers) are ignored or reported as unsupported.
 pub fn load_mesh(file_name: &str, bytes: &[u8]) -> Result<LoadedMesh, MeshLoadError> {
-    let by_extension = file_name
-        .rsplit_once('.')
-        .and_then(|(_, extension)| Format::from_extension(extension));
-    let format = match by_extension.or_else(|| sniff(bytes)) {
-        Some(format) => format,
-        None => {
-            return Err(MeshLoadError::UnknownFormat {
-                name: file_name.to_owned(),
-            })
-        }
-    };
-    load_format(format, bytes)
+    flattened(load_assembly(file_name, bytes)?)
 }
 
 /// Imports `bytes` as `format` (no guessing, except that `.gltf` and `.glb` both accept JSON
-/// and binary glTF; the returned format says which it was).
+/// and binary glTF; the returned format says which it was), merged into one mesh.
 pub fn load_format(format: Format, bytes: &[u8]) -> Result<LoadedMesh, MeshLoadError> {
+    flattened(load_assembly_format(format, bytes)?)
+}
+
+fn flattened(assembly: LoadedAssembly) -> Result<LoadedMesh, MeshLoadError> {
+    Ok(LoadedMesh {
+        mesh: assembly.flatten()?,
+        format: assembly.format,
+        units: assembly.units,
+    })
+}
+
+/// The format of a file from its name's extension, else from its content.
+pub fn format_of(file_name: &str, bytes: &[u8]) -> Result<Format, MeshLoadError> {
+    file_name
+        .rsplit_once('.')
+        .and_then(|(_, extension)| Format::from_extension(extension))
+        .or_else(|| sniff(bytes))
+        .ok_or_else(|| MeshLoadError::UnknownFormat {
+            name: file_name.to_owned(),
+        })
+}
+
+/// Imports a file with its parts (see [`LoadedAssembly`]); the format as for [`load_mesh`].
+pub fn load_assembly(file_name: &str, bytes: &[u8]) -> Result<LoadedAssembly, MeshLoadError> {
+    load_assembly_format(format_of(file_name, bytes)?, bytes)
+}
+
+/// Imports `bytes` as `format` with its parts.
+pub fn load_assembly_format(format: Format, bytes: &[u8]) -> Result<LoadedAssembly, MeshLoadError> {
     match import(format, bytes) {
-        Some(result) => result.map(|(mesh, format, units)| LoadedMesh {
-            mesh,
-            format,
-            units,
-        }),
+        Some(result) => result?.checked(),
         None => Err(MeshLoadError::FeatureDisabled { format }),
     }
 }
 
 /// The importer's result, `None` when its feature is off.
-#[allow(clippy::type_complexity)]
-fn import(format: Format, bytes: &[u8]) -> Option<Result<(Mesh, Format, Units), MeshLoadError>> {
+fn import(format: Format, bytes: &[u8]) -> Option<Result<LoadedAssembly, MeshLoadError>> {
+    let single = |m: Mesh| LoadedAssembly::single(m, format, Units::Unknown);
     match format {
         #[cfg(feature = "stl")]
-        Format::Stl => Some(stl::load(bytes).map(|m| (m, format, Units::Unknown))),
+        Format::Stl => Some(stl::load(bytes).map(single)),
         #[cfg(feature = "obj")]
-        Format::Obj => Some(obj::load(bytes).map(|m| (m, format, Units::Unknown))),
+        Format::Obj => Some(obj::load(bytes)),
         #[cfg(feature = "ply")]
-        Format::Ply => Some(ply::load(bytes).map(|m| (m, format, Units::Unknown))),
+        Format::Ply => Some(ply::load(bytes).map(single)),
         #[cfg(feature = "off")]
-        Format::Off => Some(off::load(bytes).map(|m| (m, format, Units::Unknown))),
+        Format::Off => Some(off::load(bytes).map(single)),
         #[cfg(feature = "gltf")]
-        Format::Gltf | Format::Glb => {
-            Some(gltf::load(bytes, format).map(|(m, read_as)| (m, read_as, Units::Metre)))
-        }
+        Format::Gltf | Format::Glb => Some(gltf::load(bytes, format)),
         #[cfg(feature = "3mf")]
-        Format::ThreeMf => Some(threemf::load(bytes).map(|(m, units)| (m, format, units))),
+        Format::ThreeMf => Some(threemf::load(bytes)),
         #[allow(unreachable_patterns)]
         _ => {
-            let _ = bytes;
+            let _ = (bytes, single);
             None
         }
     }

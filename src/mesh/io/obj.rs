@@ -1,7 +1,9 @@
 //! Wavefront OBJ import with `tobj`.
 //!
-//! All objects and groups are merged into one mesh; polygons are fan-triangulated by `tobj`;
-//! points and lines are ignored. Material libraries (`mtllib`) are not opened: the material
+//! Every object (`o`) and group (`g`) is a part with the path `[object, group]` (an `o` line
+//! starts a new object without a group; faces before any `o`/`g` are an unnamed part); faces
+//! of the same object and group anywhere in the file are one part. Polygons are
+//! fan-triangulated by `tobj`; points and lines are ignored. Material libraries (`mtllib`) are not opened: the material
 //! loader returns no materials, so a missing `.mtl` never fails the import.
 //!
 //! Before `tobj` sees the bytes, a validation pass checks every line it will interpret: the
@@ -12,16 +14,19 @@
 
 use std::io::Cursor;
 
-use glam::Vec3;
+use std::collections::HashMap;
+use std::sync::Arc;
 
+use glam::{DMat4, Vec3};
+
+use super::assembly::{part_name, LoadedAssembly, Part};
 use super::common::{line, parse_err, IndexRemap, MeshBuilder};
-use super::{Format, MeshLoadError};
-use crate::mesh::Mesh;
+use super::{Format, MeshLoadError, Units};
 
 const FORMAT: Format = Format::Obj;
 
-/// Imports an OBJ file.
-pub(crate) fn load(bytes: &[u8]) -> Result<Mesh, MeshLoadError> {
+/// Imports an OBJ file, one part per object and group.
+pub(crate) fn load(bytes: &[u8]) -> Result<LoadedAssembly, MeshLoadError> {
     if bytes.is_empty() {
         return Err(parse_err(FORMAT, line(1), "the file is empty"));
     }
@@ -48,9 +53,28 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Mesh, MeshLoadError> {
     })
     .map_err(|e| parse_err(FORMAT, "unknown line", format!("{e} (reported by tobj)")))?;
 
-    let mut builder = MeshBuilder::new(FORMAT);
-    for model in &models {
+    // tobj's models follow the scan's segments one to one; should they not (a tobj change),
+    // its own model names serve as paths.
+    let path_of = |k: usize, name: &str| -> Vec<String> {
+        match scan.segments.get(k) {
+            Some(path) if scan.segments.len() == models.len() => path.clone(),
+            _ if name == "unnamed_object" => Vec::new(),
+            _ => vec![part_name(Some(name), || "unnamed".into())],
+        }
+    };
+    let mut parts: Vec<(Vec<String>, MeshBuilder)> = Vec::new();
+    let mut part_of: HashMap<Vec<String>, usize> = HashMap::new();
+    for (k, model) in models.iter().enumerate() {
         let m = &model.mesh;
+        if m.indices.len() < 3 {
+            continue;
+        }
+        let path = path_of(k, &model.name);
+        let slot = *part_of.entry(path.clone()).or_insert_with(|| {
+            parts.push((path, MeshBuilder::new(FORMAT)));
+            parts.len() - 1
+        });
+        let builder = &mut parts[slot].1;
         let positions: Vec<Vec3> = m
             .positions
             .chunks_exact(3)
@@ -60,7 +84,7 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Mesh, MeshLoadError> {
         for (t, tri) in m.indices.chunks_exact(3).enumerate() {
             let mut corners = [0u32; 3];
             for (corner, &i) in corners.iter_mut().zip(tri) {
-                *corner = remap.get(&mut builder, i as usize)?.ok_or_else(|| {
+                *corner = remap.get(builder, i as usize)?.ok_or_else(|| {
                     parse_err(
                         FORMAT,
                         format!("object `{}`, triangle {t}", model.name),
@@ -76,7 +100,27 @@ pub(crate) fn load(bytes: &[u8]) -> Result<Mesh, MeshLoadError> {
     } else {
         "only points or lines"
     };
-    builder.finish(detail)
+    if parts.is_empty() {
+        return Err(MeshLoadError::Empty {
+            format: FORMAT,
+            detail: detail.into(),
+        });
+    }
+    let mut assembly = LoadedAssembly {
+        meshes: Vec::with_capacity(parts.len()),
+        parts: Vec::with_capacity(parts.len()),
+        format: FORMAT,
+        units: Units::Unknown,
+    };
+    for (path, builder) in parts {
+        assembly.parts.push(Part {
+            path,
+            mesh: assembly.meshes.len(),
+            file_from_part: DMat4::IDENTITY,
+        });
+        assembly.meshes.push(Arc::new(builder.finish(detail)?));
+    }
+    Ok(assembly)
 }
 
 /// Triangulate, one index per vertex attribute, drop points and lines. Set field by field:
@@ -104,6 +148,9 @@ struct Scan {
     faces: usize,
     /// Byte offsets of the `l` keywords of polyline lines.
     line_keywords: Vec<usize>,
+    /// The path `[object, group]` of each model tobj will return, in order: tobj starts a
+    /// model at an `o` or `g` line that follows faces, and always ends with one.
+    segments: Vec<Vec<String>>,
 }
 
 /// Checks what `tobj` will interpret.
@@ -112,6 +159,15 @@ fn prevalidate(bytes: &[u8]) -> Result<Scan, MeshLoadError> {
     let mut refs = References::default();
     let mut scan = Scan::default();
     let mut line_start = 0usize;
+    let (mut object, mut group): (Option<String>, Option<String>) = (None, None);
+    let mut pending_faces = false;
+    let path = |o: &Option<String>, g: &Option<String>| -> Vec<String> {
+        [o, g]
+            .into_iter()
+            .flatten()
+            .map(|n| part_name(Some(n), || "unnamed".into()))
+            .collect()
+    };
     for (n, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         let line_no = n + 1;
         let this_line_start = line_start;
@@ -172,7 +228,23 @@ fn prevalidate(bytes: &[u8]) -> Result<Scan, MeshLoadError> {
                 let offset = text.len() - text.trim_start().len();
                 scan.line_keywords.push(this_line_start + offset);
             }
+            "o" | "g" => {
+                if pending_faces {
+                    scan.segments.push(path(&object, &group));
+                    pending_faces = false;
+                }
+                // tobj names the model by the rest of the line ("unnamed_object" if none).
+                let name = text.trim_start()[1..].trim();
+                let name = (!name.is_empty()).then(|| name.to_owned());
+                if keyword == "o" {
+                    object = name.or_else(|| Some("unnamed_object".into()));
+                    group = None;
+                } else {
+                    group = name.or_else(|| Some("unnamed_object".into()));
+                }
+            }
             "f" => {
+                pending_faces = true;
                 scan.faces += 1;
                 if words.is_empty() {
                     return Err(parse_err(FORMAT, line(line_no), "`f` without vertices"));
@@ -192,6 +264,7 @@ fn prevalidate(bytes: &[u8]) -> Result<Scan, MeshLoadError> {
         }
     }
     refs.check(&counts)?;
+    scan.segments.push(path(&object, &group));
     Ok(scan)
 }
 
@@ -337,8 +410,44 @@ f -8 -4 -1 -5
 ";
 
     #[test]
+    fn objects_and_groups_are_parts() {
+        let a = load(CUBE.as_bytes()).ok();
+        let paths: Vec<Vec<String>> = a
+            .iter()
+            .flat_map(|a| a.parts.iter().map(|p| p.path.clone()))
+            .collect();
+        assert_eq!(paths, [vec!["cube"], vec!["cube", "side"], vec!["other"]]);
+        let tris: Vec<usize> = a
+            .iter()
+            .flat_map(|a| a.meshes.iter().map(|m| m.triangles.len()))
+            .collect();
+        assert_eq!(tris, [4, 4, 4]);
+        // The same object and group again later joins its part; faces before any name are
+        // the unnamed part.
+        let text =
+            "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\no a\nf 1 2 3\ng b c\nf 1 3 2\no a\nf 2 1 3\n";
+        let a = load(text.as_bytes()).ok();
+        let parts: Vec<(Vec<String>, usize)> = a
+            .iter()
+            .flat_map(|a| {
+                a.parts
+                    .iter()
+                    .map(|p| (p.path.clone(), a.meshes[p.mesh].triangles.len()))
+            })
+            .collect();
+        assert_eq!(
+            parts,
+            [
+                (vec![], 1),
+                (vec!["a".to_string()], 2),
+                (vec!["a".to_string(), "b c".to_string()], 1)
+            ]
+        );
+    }
+
+    #[test]
     fn cube_merges_objects_and_triangulates() {
-        let m = load(CUBE.as_bytes()).ok();
+        let m = load(CUBE.as_bytes()).and_then(|a| a.flatten()).ok();
         let m = m.as_ref();
         assert_eq!(m.map(|m| m.triangles.len()), Some(12));
         assert_eq!(m.map(|m| m.positions.len()), Some(8));
@@ -350,6 +459,7 @@ f -8 -4 -1 -5
     fn bad_indices_have_line_numbers() {
         let e = |s: &str| {
             load(s.as_bytes())
+                .and_then(|a| a.flatten())
                 .err()
                 .map(|e| e.to_string())
                 .unwrap_or_default()
@@ -379,6 +489,6 @@ f -8 -4 -1 -5
     #[test]
     fn nan_loads() {
         let m = load(b"v nan 0 0\nv 1 0 0\nv 0 inf 0\nf 1 2 3\n").ok();
-        assert_eq!(m.map(|m| m.triangles.len()), Some(1));
+        assert_eq!(m.map(|m| m.placed_triangles()), Some(1));
     }
 }

@@ -3,8 +3,13 @@
 //! How it works: for each model part, the build items are instantiated: an item's object is
 //! either a mesh or a list of components (other objects with their own transforms), resolved
 //! recursively with transforms composed in `f64` (a cycle or more than 32 levels is an
-//! error). A model with objects but no build items contributes every mesh object once,
-//! untransformed. Where a transform mirrors, winding is flipped to stay outward. The
+//! error). Every placed mesh object is a part; its path is the names of the objects above it
+//! and its own (an object's `name`, else its `partnumber`, else `object_N`; a name repeated
+//! under the same parent gets `#2`, `#3`, …, so a second build item of a subassembly is
+//! `fixture#2`). Each mesh
+//! object is read once however often it is placed (instances share the mesh). A model with
+//! objects but no build items contributes every mesh object once, untransformed. Mirroring
+//! placements are left to whoever places the parts (the scene flips their winding). The
 //! model's `unit` attribute (default millimetre) becomes [`Units`]; parts with different
 //! units are unsupported.
 //!
@@ -18,19 +23,20 @@
 
 use std::collections::HashMap;
 use std::io::Cursor;
+use std::sync::Arc;
 
 use glam::{DMat4, Vec3};
 use threemf::model::{Model, Object, Unit};
 
+use super::assembly::{part_name, LoadedAssembly, Part, PathNamer, MAX_PARTS};
 use super::common::{byte, error_chain, parse_err, unsupported, IndexRemap, MeshBuilder};
 use super::{Format, MeshLoadError, Units};
-use crate::mesh::Mesh;
 
 const FORMAT: Format = Format::ThreeMf;
 const MAX_DEPTH: usize = 32;
 
-/// Imports a 3MF file; returns the mesh and the declared units.
-pub(crate) fn load(bytes: &[u8]) -> Result<(Mesh, Units), MeshLoadError> {
+/// Imports a 3MF file, one part per placed mesh object, in its declared units.
+pub(crate) fn load(bytes: &[u8]) -> Result<LoadedAssembly, MeshLoadError> {
     if !bytes.starts_with(b"PK\x03\x04") {
         return Err(parse_err(
             FORMAT,
@@ -62,11 +68,26 @@ pub(crate) fn load(bytes: &[u8]) -> Result<(Mesh, Units), MeshLoadError> {
     if models.iter().any(|m| units_of(&m.unit) != units) {
         return Err(unsupported(FORMAT, "model parts with different units"));
     }
-    let mut builder = MeshBuilder::new(FORMAT);
-    for model in &models {
-        add_model(&mut builder, model)?;
+    let mut walk = Walk {
+        assembly: LoadedAssembly {
+            meshes: Vec::new(),
+            parts: Vec::new(),
+            format: FORMAT,
+            units,
+        },
+        slots: HashMap::new(),
+        namer: PathNamer::default(),
+    };
+    for (m, model) in models.iter().enumerate() {
+        walk.model(m, model)?;
     }
-    Ok((builder.finish("no build item refers to a mesh")?, units))
+    if walk.assembly.parts.is_empty() {
+        return Err(MeshLoadError::Empty {
+            format: FORMAT,
+            detail: "no build item refers to a mesh".into(),
+        });
+    }
+    Ok(walk.assembly)
 }
 
 fn units_of(unit: &Unit) -> Units {
@@ -90,101 +111,150 @@ fn matrix(transform: Option<&[f64; 12]>) -> DMat4 {
     }
 }
 
-fn add_model(builder: &mut MeshBuilder, model: &Model) -> Result<(), MeshLoadError> {
-    let objects: HashMap<usize, &Object> =
-        model.resources.object.iter().map(|o| (o.id, o)).collect();
-    if model.build.item.is_empty() {
-        for object in &model.resources.object {
-            if object.mesh.is_some() {
-                add_object(builder, &objects, object, &DMat4::IDENTITY, 0)?;
-            }
-        }
-        return Ok(());
-    }
-    for (i, item) in model.build.item.iter().enumerate() {
-        let Some(object) = objects.get(&item.objectid) else {
-            return Err(parse_err(
-                FORMAT,
-                format!("build item {i}"),
-                format!("refers to object {}, which does not exist", item.objectid),
-            ));
-        };
-        add_object(
-            builder,
-            &objects,
-            object,
-            &matrix(item.transform.as_ref()),
-            0,
-        )?;
-    }
-    Ok(())
+/// The parts found so far and each mesh object's index in the assembly's meshes.
+struct Walk {
+    assembly: LoadedAssembly,
+    /// `(model part, object id)` → the mesh's index, `None` when it has no triangles.
+    slots: HashMap<(usize, usize), Option<usize>>,
+    namer: PathNamer,
 }
 
-fn add_object(
-    builder: &mut MeshBuilder,
-    objects: &HashMap<usize, &Object>,
-    object: &Object,
-    world: &DMat4,
-    depth: usize,
-) -> Result<(), MeshLoadError> {
-    let here = format!("object {}", object.id);
-    if depth > MAX_DEPTH {
-        return Err(parse_err(
-            FORMAT,
-            here,
-            format!("components nest deeper than {MAX_DEPTH} levels (a cycle?)"),
-        ));
-    }
-    if let Some(mesh) = &object.mesh {
-        let flip = world.determinant() < 0.0;
-        let positions: Vec<Vec3> = mesh
-            .vertices
-            .vertex
-            .iter()
-            .map(|v| {
-                world
-                    .transform_point3(glam::DVec3::new(v.x, v.y, v.z))
-                    .as_vec3()
-            })
-            .collect();
-        let mut remap = IndexRemap::new(&positions);
-        for (t, tri) in mesh.triangles.triangle.iter().enumerate() {
-            let mut corners = [0u32; 3];
-            for (corner, i) in corners.iter_mut().zip([tri.v1, tri.v2, tri.v3]) {
-                *corner = remap.get(builder, i)?.ok_or_else(|| {
-                    parse_err(
-                        FORMAT,
-                        format!("{here}, triangle {t}"),
-                        format!(
-                            "vertex index {i} is out of range ({} vertices)",
-                            positions.len()
-                        ),
-                    )
-                })?;
+fn object_name(object: &Object) -> String {
+    part_name(
+        object.name.as_deref().or(object.partnumber.as_deref()),
+        || format!("object_{}", object.id),
+    )
+}
+
+impl Walk {
+    fn model(&mut self, m: usize, model: &Model) -> Result<(), MeshLoadError> {
+        let objects: HashMap<usize, &Object> =
+            model.resources.object.iter().map(|o| (o.id, o)).collect();
+        if model.build.item.is_empty() {
+            for object in &model.resources.object {
+                if object.mesh.is_some() {
+                    self.object(m, &objects, object, &DMat4::IDENTITY, Vec::new(), 0)?;
+                }
             }
-            if flip {
-                corners.swap(1, 2);
-            }
-            builder.triangle(corners)?;
+            return Ok(());
         }
-    }
-    if let Some(components) = &object.components {
-        for component in &components.component {
-            let Some(child) = objects.get(&component.objectid) else {
+        for (i, item) in model.build.item.iter().enumerate() {
+            let Some(object) = objects.get(&item.objectid) else {
                 return Err(parse_err(
                     FORMAT,
-                    here,
-                    format!(
-                        "a component refers to object {}, which does not exist",
-                        component.objectid
-                    ),
+                    format!("build item {i}"),
+                    format!("refers to object {}, which does not exist", item.objectid),
                 ));
             };
-            let child_world = *world * matrix(component.transform.as_ref());
-            add_object(builder, objects, child, &child_world, depth + 1)?;
+            self.object(
+                m,
+                &objects,
+                object,
+                &matrix(item.transform.as_ref()),
+                Vec::new(),
+                0,
+            )?;
         }
+        Ok(())
     }
-    Ok(())
+
+    fn object(
+        &mut self,
+        m: usize,
+        objects: &HashMap<usize, &Object>,
+        object: &Object,
+        world: &DMat4,
+        parent_path: Vec<String>,
+        depth: usize,
+    ) -> Result<(), MeshLoadError> {
+        let here = format!("object {}", object.id);
+        if depth > MAX_DEPTH {
+            return Err(parse_err(
+                FORMAT,
+                here,
+                format!("components nest deeper than {MAX_DEPTH} levels (a cycle?)"),
+            ));
+        }
+        let path = self.namer.child(&parent_path, object_name(object));
+        if let Some(mesh) = &object.mesh {
+            let slot = match self.slots.get(&(m, object.id)) {
+                Some(slot) => *slot,
+                None => {
+                    let slot = read_mesh(mesh, &here)?.map(|mesh| {
+                        self.assembly.meshes.push(Arc::new(mesh));
+                        self.assembly.meshes.len() - 1
+                    });
+                    self.slots.insert((m, object.id), slot);
+                    slot
+                }
+            };
+            if let Some(index) = slot {
+                if self.assembly.parts.len() >= MAX_PARTS {
+                    return Err(unsupported(
+                        FORMAT,
+                        format!("more than {MAX_PARTS} placed objects; split the model into files"),
+                    ));
+                }
+                self.assembly.parts.push(Part {
+                    path: path.clone(),
+                    mesh: index,
+                    file_from_part: *world,
+                });
+            }
+        }
+        if let Some(components) = &object.components {
+            for component in &components.component {
+                let Some(child) = objects.get(&component.objectid) else {
+                    return Err(parse_err(
+                        FORMAT,
+                        here,
+                        format!(
+                            "a component refers to object {}, which does not exist",
+                            component.objectid
+                        ),
+                    ));
+                };
+                let child_world = *world * matrix(component.transform.as_ref());
+                self.object(m, objects, child, &child_world, path.clone(), depth + 1)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One mesh object's welded mesh, `None` when it has no triangles.
+fn read_mesh(
+    mesh: &threemf::model::Mesh,
+    here: &str,
+) -> Result<Option<crate::mesh::Mesh>, MeshLoadError> {
+    let positions: Vec<Vec3> = mesh
+        .vertices
+        .vertex
+        .iter()
+        .map(|v| glam::DVec3::new(v.x, v.y, v.z).as_vec3())
+        .collect();
+    let mut builder = MeshBuilder::new(FORMAT);
+    let mut remap = IndexRemap::new(&positions);
+    for (t, tri) in mesh.triangles.triangle.iter().enumerate() {
+        let mut corners = [0u32; 3];
+        for (corner, i) in corners.iter_mut().zip([tri.v1, tri.v2, tri.v3]) {
+            *corner = remap.get(&mut builder, i)?.ok_or_else(|| {
+                parse_err(
+                    FORMAT,
+                    format!("{here}, triangle {t}"),
+                    format!(
+                        "vertex index {i} is out of range ({} vertices)",
+                        positions.len()
+                    ),
+                )
+            })?;
+        }
+        builder.triangle(corners)?;
+    }
+    if builder.triangle_count() == 0 {
+        return Ok(None);
+    }
+    builder.finish("no triangles").map(Some)
 }
 
 #[cfg(test)]
@@ -252,7 +322,7 @@ mod tests {
 
     #[test]
     fn cube_round_trips_with_units() {
-        let result = load(&write(Model::from(cube())));
+        let result = load(&write(Model::from(cube()))).and_then(|a| Ok((a.flatten()?, a.units)));
         assert!(result.is_ok(), "{:?}", result.as_ref().err());
         let Ok((mesh, units)) = result else { return };
         assert_eq!(mesh.triangles.len(), 12);
@@ -266,7 +336,7 @@ mod tests {
         model.unit = Unit::Inch;
         // Scale x by -2 (a mirror) and move by 10.
         model.build.item[0].transform = Some([-2., 0., 0., 0., 1., 0., 0., 0., 1., 10., 0., 0.]);
-        let result = load(&write(model));
+        let result = load(&write(model)).and_then(|a| Ok((a.flatten()?, a.units)));
         assert!(result.is_ok(), "{:?}", result.as_ref().err());
         let Ok((mesh, units)) = result else { return };
         assert_eq!(units, Units::Inch);

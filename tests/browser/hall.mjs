@@ -1,0 +1,189 @@
+#!/usr/bin/env node
+// A whole factory hall in the page (issue 12), measured in headless Chromium: the 6 × 5 robot
+// hall (3.1 M triangles, 360 parts) and, with --big, the 13 × 12 one (16.2 M, 1 872 parts),
+// written by `ldiclash hall`, loaded from its scene.json URL (`/?scene=…`) with drawing on
+// WebGPU (SwiftShader) and checks on the CPU in the worker. Prints one table row per hall:
+//
+//   load (fetch, parse, upload: ms, MB), first check (ms), re-check after one part moved (ms),
+//   page and worker wasm memory (MB), GPU mesh bytes (MB), orbit frames while the re-check
+//   runs (median ms per frame, frames per second), what the page said before loading.
+//
+// and fails when the hall does not load and check within the budget (VIEWER_TIMEOUT_MS,
+// default 600 000 per hall) or the check finds no clash (every robot cell has some).
+//
+//   node tests/browser/hall.mjs [--dist DIR] [--ldiclash BIN] [--big] [--only 3M|16M]
+//
+// Needs `trunk build --release` (dist/) and an ldiclash binary (default: target/release,
+// else target/debug). The halls are written to target/hall-page/.
+
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { chromium } from "playwright-core";
+import { BASE_ARGS, CHROMIUM, WEBGPU_ARGS, serve } from "./harness.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const { values: opts } = parseArgs({
+  options: {
+    dist: { type: "string", default: path.join(ROOT, "dist") },
+    ldiclash: { type: "string" },
+    big: { type: "boolean", default: false },
+    only: { type: "string" },
+  },
+});
+const DIST = path.resolve(opts.dist);
+const TIMEOUT_MS = Number(process.env.VIEWER_TIMEOUT_MS ?? 600_000);
+const OUT = path.join(ROOT, "target", "hall-page");
+
+function binary() {
+  if (opts.ldiclash) return opts.ldiclash;
+  for (const p of ["release", "debug"].map((d) => path.join(ROOT, "target", d, "ldiclash"))) {
+    if (existsSync(p)) return p;
+  }
+  throw new Error("no ldiclash binary: cargo build --release (or pass --ldiclash)");
+}
+
+function writeHall(name, cols, rows) {
+  const dir = path.join(OUT, name);
+  if (!existsSync(path.join(dir, "scene.json"))) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync(binary(), ["hall", "--out", dir, "--cols", String(cols), "--rows", String(rows)], { stdio: "inherit" });
+  }
+  return dir;
+}
+
+const MB = (b) => (b / 1e6).toFixed(0);
+
+async function measure(browser, name) {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
+  const problems = [];
+  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error") problems.push(`console.error: ${msg.text()}`);
+  });
+  await page.addInitScript(() => {
+    window.hallLog = { phases: {}, clashes: [] };
+    document.addEventListener("phase", (e) => {
+      if (e.detail.state === "end") window.hallLog.phases[e.detail.phase] = e.detail;
+    });
+    document.addEventListener("clash", (e) => window.hallLog.clashes.push({ t: performance.now(), pairs: e.detail.pairs.length, self: e.detail.self.length, total: e.detail.timings_ms?.total, cached: e.detail.stats?.cached_pairs }));
+  });
+  const t0 = Date.now();
+  await page.goto(`/?scene=hall/${name}/scene.json&backend=cpu`, { timeout: TIMEOUT_MS });
+  await page.waitForFunction(() => window.hallLog.clashes.length > 0 || document.getElementById("error").textContent, null, { timeout: TIMEOUT_MS, polling: 500 });
+  const first = await page.evaluate(async () => {
+    const v = document.querySelector("ldi-clash-viewer");
+    return {
+      log: window.hallLog,
+      error: document.getElementById("error").textContent,
+      objects: JSON.parse(v.viewer.objects()).length,
+      triangles: JSON.parse(v.viewer.objects()).reduce((t, o) => t + o.triangles, 0),
+      page: v.wasm.memory_bytes(),
+      worker: await v.checker.memory(),
+      gpu: v.viewer.gpu_mesh_bytes(),
+      gpuMax: v.viewer.gpu_max_buffer(),
+      notes: v.shadowRoot.querySelector(".note").textContent,
+      warn: v.shadowRoot.querySelector(".phases .warn")?.textContent ?? "",
+      groups: v.shadowRoot.querySelectorAll('[data-out="objects"] li.group').length,
+    };
+  });
+  if (first.error) throw new Error(`${name}: the page failed: ${first.error}`);
+  const firstClash = first.log.clashes[0];
+  // Move one part (the first cell's bunny) and orbit while the worker checks again.
+  const moved = await page.evaluate(async () => {
+    const v = document.querySelector("ldi-clash-viewer");
+    const o = JSON.parse(v.viewer.objects()).find((x) => /bunny_b$/.test(x.name)) ?? JSON.parse(v.viewer.objects())[0];
+    const m = Array.from(v.viewer.transform(o.name));
+    m[12] += 0.05 * (o.max[0] - o.min[0]);
+    const before = window.hallLog.clashes.length;
+    const t = performance.now();
+    v.setTransform(o.name, m);
+    // Orbit: one small rotation and a frame per animation frame, as a drag does.
+    const frames = [];
+    let last = performance.now();
+    while (window.hallLog.clashes.length === before && performance.now() - t < 600_000) {
+      await new Promise((r) => requestAnimationFrame(r));
+      v.viewer.orbit(4, 0);
+      v.viewer.render();
+      const now = performance.now();
+      frames.push(now - last);
+      last = now;
+    }
+    const clash = window.hallLog.clashes[window.hallLog.clashes.length - 1];
+    frames.sort((a, b) => a - b);
+    return { object: o.name, recheck: clash.t - t, total: clash.total, cached: clash.cached, frames: frames.length, median: frames[Math.floor(frames.length / 2)] ?? 0, p90: frames[Math.floor(frames.length * 0.9)] ?? 0 };
+  });
+  // Orbit when nothing else runs.
+  const idle = await page.evaluate(async () => {
+    const v = document.querySelector("ldi-clash-viewer");
+    const frames = [];
+    let last = performance.now();
+    for (let k = 0; k < 20; k++) {
+      await new Promise((r) => requestAnimationFrame(r));
+      v.viewer.orbit(4, 0);
+      v.viewer.render();
+      const now = performance.now();
+      frames.push(now - last);
+      last = now;
+    }
+    frames.sort((a, b) => a - b);
+    return frames[10];
+  });
+  await page.close();
+  if (problems.length) throw new Error(problems.join("\n"));
+  const ph = first.log.phases;
+  return { name, wall: Date.now() - t0, first, firstClash, ph, moved, idle };
+}
+
+async function main() {
+  for (const [f, hint] of [
+    [path.join(DIST, "index.html"), "run `trunk build --release` first"],
+    [CHROMIUM, "run scripts/setup.sh (apt-get install chromium)"],
+  ]) {
+    if (!existsSync(f)) {
+      console.error(`hall test: ${f} is missing; ${hint}`);
+      process.exit(2);
+    }
+  }
+  const halls = [["3M", "h6x5", 6, 5]];
+  if (opts.big) halls.push(["16M", "h13x12", 13, 12]);
+  const todo = halls.filter(([label]) => !opts.only || opts.only === label);
+  for (const [, dir, cols, rows] of todo) writeHall(dir, cols, rows);
+  const server = await serve(DIST, { mounts: { "/hall/": OUT } });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...WEBGPU_ARGS], timeout: TIMEOUT_MS });
+  const ctx = await browser.newContext({ baseURL: server.url });
+  let failed = 0;
+  const rows = [];
+  try {
+    for (const [label, dir] of todo) {
+      try {
+        const r = await measure(ctx, dir);
+        const bytes = statSync(path.join(OUT, dir, "scene.json")).size;
+        if (!(r.firstClash.pairs > 0)) throw new Error(`${label}: the first check found no clash`);
+        rows.push(
+          `| ${label} (${dir}) | ${r.first.objects} | ${(r.first.triangles / 1e6).toFixed(2)} M | ${r.ph.fetch?.ms.toFixed(0)} ms, ${MB(r.ph.fetch?.bytes ?? 0)} MB | ${r.ph.parse?.ms.toFixed(0)} ms | ${r.ph.upload?.ms.toFixed(0)} ms, ${MB(r.first.gpu)} MB | ${r.ph.check?.ms.toFixed(0)} ms (${r.firstClash.pairs} pairs, ${r.firstClash.self} self) | ${r.moved.recheck.toFixed(0)} ms (${r.moved.cached} pairs from memory) | ${MB(r.first.page)} / ${MB(r.first.worker)} MB | ${r.moved.median.toFixed(0)} ms (${(1000 / r.moved.median).toFixed(1)} fps), idle ${r.idle.toFixed(0)} ms (${(1000 / r.idle).toFixed(1)} fps) |`,
+        );
+        console.log(`ok   - ${label}: loaded and checked in ${(r.wall / 1000).toFixed(1)} s (scene.json ${bytes} bytes, ${r.first.groups} groups in the object list)${r.first.warn ? `; the page said: ${r.first.warn}` : ""}${r.first.notes ? `; notes: ${r.first.notes}` : ""}`);
+        console.log(`       orbit during the re-check: ${r.moved.frames} frames, median ${r.moved.median.toFixed(0)} ms, 90th percentile ${r.moved.p90.toFixed(0)} ms; moved ${r.moved.object}; GPU max buffer ${MB(r.first.gpuMax)} MB`);
+      } catch (err) {
+        failed++;
+        console.log(`FAIL - ${label}: ${err.message}`);
+      }
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  console.log("");
+  console.log("| hall | objects | triangles | fetch | parse | upload (GPU meshes) | first check | re-check after a move | wasm memory page / worker | orbit frame during the re-check |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  for (const r of rows) console.log(r);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error(`hall test: ${err.stack ?? err}`);
+  process.exit(1);
+});
