@@ -35,7 +35,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use glam::{DMat4, DVec3, Vec3};
-use ldiclash::check::coarse::{level_of, CoarseMap};
+use ldiclash::check::coarse::{level_of, CoarseMap, Reach};
 use ldiclash::check::{check, CheckOptions, Checker};
 use ldiclash::collide::sweep_and_prune;
 use ldiclash::ldi::{Axis, LdiView, Region, ViewDesc};
@@ -384,12 +384,17 @@ fn throughput() {
     );
     let cell = hall.scene().unwrap();
     let cell_tris = cell.triangle_count();
+    let reach = Reach {
+        resolution: 256,
+        epsilon: None,
+        clearance: 0.0,
+    };
     let tc = median(
         (0..5)
             .map(|_| {
                 let t = Instant::now();
                 for o in &cell.objects {
-                    CoarseMap::build(o, level_of(&o.aabb()), true, 256, None, None).unwrap();
+                    CoarseMap::build(o, level_of(&o.aabb()), true, &reach, None).unwrap();
                 }
                 t.elapsed().as_secs_f64() * 1e9
             })

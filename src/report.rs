@@ -3,7 +3,8 @@
 //!
 //! Contract (README "Report schema"): `objects[{name, triangles, closed}]`,
 //! `pairs[{a, b, kind, volume, depth, pixels}]` (colliding pairs only), `self[{object, volume,
-//! pixels}]`, `timings_ms{…}`. Fields beyond these are additions; old readers ignore them.
+//! pixels}]`, `timings_ms{…}`. Fields beyond these are additions; old readers ignore them, and
+//! reports written before an addition still parse (`#[serde(default)]` on the additions).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -24,6 +25,8 @@ pub enum Kind {
     Exact,
     /// Seed 001's visibility test of a convex pair (issue 4, `--mode convex`).
     Convex,
+    /// Apart, but closer than the clearance asked for (issue 11, `--clearance`).
+    Clearance,
 }
 
 impl Kind {
@@ -35,6 +38,7 @@ impl Kind {
             Kind::Surface => "surface",
             Kind::Exact => "exact",
             Kind::Convex => "convex",
+            Kind::Clearance => "clearance",
         }
     }
 }
@@ -86,7 +90,8 @@ pub struct PairReport {
     pub kind: Kind,
     /// Intersection volume in file units³ (`volume` and `touch` kinds).
     pub volume: Option<f64>,
-    /// Penetration depth along the view axis in file units (`volume` and `touch` kinds).
+    /// Longest overlap interval along a view axis in file units (`volume` and `touch` kinds):
+    /// how thick the overlap is along one ray, not how far to move a part (see `separation`).
     pub depth: Option<f64>,
     /// Pixels with overlap or contact (image-space kinds).
     pub pixels: Option<u64>,
@@ -100,6 +105,32 @@ pub struct PairReport {
     pub overlap_box: Option<[[f32; 3]; 2]>,
     /// Exact mode: intersecting triangle pairs.
     pub triangle_pairs: Option<u64>,
+    /// Clearance pairs: the exact smallest distance between the two (file units).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance: Option<f64>,
+    /// Clearance pairs: the closest points, on `a` and on `b`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closest: Option<[[f64; 3]; 2]>,
+    /// Directional penetration depth (issue 13; `volume` and `touch` kinds): the smallest
+    /// translation of `b` along one of the computed directions (`±` each view axis) that
+    /// separates the pair on the LDI's rays, in file units — the least of `separations`.
+    #[serde(default)]
+    pub separation: Option<f64>,
+    /// The unit direction to move `b` by `separation` (e.g. `[0, 0, -1]`).
+    #[serde(default)]
+    pub direction: Option<[f64; 3]>,
+    /// The separation along every computed direction: `+axis`, `−axis` for each of `axes`.
+    #[serde(default)]
+    pub separations: Vec<DirectionalSeparation>,
+}
+
+/// How far `b` must move along one direction to leave `a`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DirectionalSeparation {
+    /// Unit direction (the way `b` moves).
+    pub direction: [f64; 3],
+    /// Distance in file units.
+    pub distance: f64,
 }
 
 /// A self-colliding object.
@@ -272,6 +303,18 @@ pub struct CullideStats {
     pub pruning_ratio: f64,
 }
 
+/// `+x`, `-z`, … for an axis direction, else the vector.
+fn direction_name(d: [f64; 3]) -> String {
+    let axis = ["x", "y", "z"];
+    for (k, name) in axis.iter().enumerate() {
+        let others_zero = (0..3).filter(|&i| i != k).all(|i| d[i] == 0.0);
+        if others_zero && d[k].abs() == 1.0 {
+            return format!("{}{name}", if d[k] > 0.0 { "+" } else { "-" });
+        }
+    }
+    format!("({:.3},{:.3},{:.3})", d[0], d[1], d[2])
+}
+
 impl Report {
     /// Compact JSON (one line).
     pub fn to_json(&self) -> String {
@@ -317,20 +360,41 @@ impl Report {
                     .unwrap_or_default(),
             );
         }
-        if self.pairs.is_empty() {
-            let _ = writeln!(s, "\nNo colliding pairs.");
-        } else {
-            let _ = writeln!(s, "\nColliding pairs ({}):", self.pairs.len());
-            let _ = writeln!(
-                s,
-                "  {:w$}  {:w$}  {:8}  {:>14}  {:>12}  {:>8}  {:>11}",
-                "a", "b", "kind", "volume", "depth", "pixels", "pixel size"
-            );
-            let num = |v: Option<f64>| v.map(|v| format!("{v:.6}")).unwrap_or_else(|| "-".into());
-            for p in &self.pairs {
+        if self.pairs.iter().any(|p| p.kind == Kind::Clearance) {
+            let _ = writeln!(s, "\nPairs closer than the clearance:");
+            for p in self.pairs.iter().filter(|p| p.kind == Kind::Clearance) {
                 let _ = writeln!(
                     s,
-                    "  {:w$}  {:w$}  {:8}  {:>14}  {:>12}  {:>8}  {:>11}",
+                    "  {:w$}  {:w$}  distance {:.6}",
+                    p.a,
+                    p.b,
+                    p.distance.unwrap_or(f64::NAN)
+                );
+            }
+        }
+        let colliding = self
+            .pairs
+            .iter()
+            .filter(|p| p.kind != Kind::Clearance)
+            .count();
+        if colliding == 0 {
+            let _ = writeln!(s, "\nNo colliding pairs.");
+        } else {
+            let _ = writeln!(s, "\nColliding pairs ({colliding}):");
+            let _ = writeln!(
+                s,
+                "  {:w$}  {:w$}  {:8}  {:>14}  {:>12}  {:>8}  {:>11}  {:>17}",
+                "a", "b", "kind", "volume", "depth", "pixels", "pixel size", "separation (b)"
+            );
+            let num = |v: Option<f64>| v.map(|v| format!("{v:.6}")).unwrap_or_else(|| "-".into());
+            for p in self.pairs.iter().filter(|p| p.kind != Kind::Clearance) {
+                let sep = match (p.separation, p.direction) {
+                    (Some(d), Some(v)) => format!("{d:.6} {}", direction_name(v)),
+                    _ => "-".into(),
+                };
+                let _ = writeln!(
+                    s,
+                    "  {:w$}  {:w$}  {:8}  {:>14}  {:>12}  {:>8}  {:>11}  {:>17}",
                     p.a,
                     p.b,
                     p.kind.name(),
@@ -340,6 +404,7 @@ impl Report {
                         .map(|v| v.to_string())
                         .unwrap_or_else(|| "-".into()),
                     num(p.pixel_size),
+                    sep,
                 );
             }
         }

@@ -1,4 +1,5 @@
-//! Analytic cases with known answers (DESIGN.md "How we know it is right").
+//! Analytic cases with known answers (DESIGN.md "How we know it is right"). Each test prints
+//! what it measured (`cargo test --test analytic -- --nocapture`): README "Accuracy" quotes it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -37,11 +38,16 @@ fn two_spheres_lens_volume_within_one_percent_at_256() {
         let exact = lens_volume(f64::from(r), f64::from(d));
         let v = p.volume.unwrap_or(0.0);
         assert!(rel(v, exact) < 0.01, "r {r} d {d}: {v} vs {exact}");
-        // Penetration depth along the view axis: the lens is 2r - d thick along x but the
-        // seed's axis (longest region edge) runs along y or z, where the lens is 2·sqrt(r² - d²/4) long.
+        // `depth`, the longest overlap interval along the view axis: the lens is 2r - d thick
+        // along x but the seed's axis (longest region edge) runs along y or z, where the lens
+        // is 2·sqrt(r² - d²/4) long. (How far to move a sphere: `separation`, tests/separation.rs.)
         let depth = p.depth.unwrap_or(0.0);
         let chord = 2.0 * (f64::from(r).powi(2) - f64::from(d).powi(2) / 4.0).sqrt();
         assert!(rel(depth, chord) < 0.01, "depth {depth} vs {chord}");
+        println!(
+            "spheres r {r} d {d} at 256: volume {v:.6} vs lens {exact:.6} ({:+.3}%), depth {depth:.5} vs chord {chord:.5}",
+            100.0 * (v - exact) / exact
+        );
         assert!(report.self_collisions.is_empty());
     }
 }
@@ -65,6 +71,11 @@ fn two_boxes_exact_to_rasterisation_error() {
         // boundary length times a pixel times the depth (at most 2 * (1.5 + 1) * px * 1.5).
         let bound = 2.0 * (1.5 + 1.0) * px * 1.5;
         let v = p.volume.unwrap_or(0.0);
+        println!(
+            "boxes, axes {axes} at 128: volume {v:.6} vs {exact} (error {:.6}, bound {bound:.6}, {:+.3}%)",
+            (v - exact).abs(),
+            100.0 * (v - exact) / exact
+        );
         assert!(
             (v - exact).abs() <= bound,
             "axes {axes}: {v} vs {exact} (bound {bound})"
@@ -80,6 +91,11 @@ fn nested_objects_are_a_collision_with_the_inner_volume() {
     assert_eq!(report.pairs.len(), 1);
     assert_eq!(report.pairs[0].kind, Kind::Volume);
     let v = report.pairs[0].volume.unwrap_or(0.0);
+    println!(
+        "box in a sphere at 256: {:?}, volume {v:.6} vs 1 ({:+.3}%)",
+        report.pairs[0].kind,
+        100.0 * (v - 1.0)
+    );
     assert!(rel(v, 1.0) < 0.02, "{v}");
     // The exact mode finds the nesting too (no surface crosses).
     let exact = check(
@@ -108,6 +124,10 @@ fn objects_a_few_pixels_apart_are_not_reported() {
         let a = uv_sphere(Vec3::ZERO, 1.0, 256, 128);
         let b = uv_sphere(Vec3::new(s, s, 0.0), 1.0, 256, 128);
         let report = check(&scene_of(vec![a, b]), &opts(res)).unwrap_or_else(|e| panic!("{e}"));
+        println!(
+            "spheres {gap_px} px apart at 256: {} pairs reported",
+            report.pairs.len()
+        );
         assert!(
             report.pairs.is_empty(),
             "gap {gap_px} px: {:?}",
@@ -128,6 +148,11 @@ fn objects_a_few_pixels_apart_are_not_reported() {
         &opts(res),
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "spheres 0.5 px apart at 256: {} pair reported ({:?})",
+        report.pairs.len(),
+        report.pairs.first().map(|p| p.kind)
+    );
     assert_eq!(report.pairs.len(), 1);
 }
 
@@ -140,6 +165,11 @@ fn face_contact_is_touch_not_volume() {
     let p = &report.pairs[0];
     assert_eq!(p.kind, Kind::Touch, "{p:?}");
     assert!(p.volume.unwrap_or(1.0) < 1e-6);
+    println!(
+        "boxes sharing a face at 256: {:?}, volume {:e}",
+        p.kind,
+        p.volume.unwrap_or(f64::NAN)
+    );
     // Shifted into each other by 0.1: volume 0.1.
     let b = cuboid(Vec3::new(0.9, 0.0, 0.0), Vec3::new(1.9, 1.0, 1.0));
     let report = check(
@@ -148,7 +178,12 @@ fn face_contact_is_touch_not_volume() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(report.pairs[0].kind, Kind::Volume);
-    assert!(rel(report.pairs[0].volume.unwrap_or(0.0), 0.1) < 0.02);
+    let v = report.pairs[0].volume.unwrap_or(0.0);
+    println!(
+        "boxes overlapping by 0.1 at 256: volume {v:.6} vs 0.1 ({:+.3}%)",
+        100.0 * (v - 0.1) / 0.1
+    );
+    assert!(rel(v, 0.1) < 0.02);
 }
 
 #[test]
@@ -178,6 +213,12 @@ fn plane_stacks_give_self_collision_depth_n_over_2_minus_1() {
             "every ray crosses every plane once"
         );
         let s = self_intersections(&ldi, &view, 0);
+        println!(
+            "plane stack n = {n}: self-collision depth {} (n/2 − 1 = {}), {} pixels",
+            s.depth_count,
+            n / 2 - 1,
+            s.pixels
+        );
         assert_eq!(s.depth_count, n / 2 - 1, "n = {n}");
         assert_eq!(s.unterminated, 0);
         if n >= 4 {

@@ -16,8 +16,13 @@ mod common;
 use common::gpu::{ctx, lock};
 use common::{objects, view_of};
 use glam::Vec3;
-use ldiclash::collide::{self_intersections, surface_contacts, volume_overlaps};
-use ldiclash::gpu::{block_on, build_ldi, run, Analyses, LdiDesc, LdiMethod, SortVariant};
+use ldiclash::collide::{
+    self_intersections, separation_along, surface_contacts, volume_overlaps, PairSeparation,
+};
+use ldiclash::gpu::{
+    block_on, build_ldi, run, settle_separation, Analyses, LdiDesc, LdiMethod, SeparationAsk,
+    SortVariant,
+};
 use ldiclash::ldi::{Axis, Ldi, LdiView, ViewDesc};
 use ldiclash::mesh::shapes::{cuboid, cylinder, plane_stack, uv_sphere};
 use ldiclash::mesh::Mesh;
@@ -259,6 +264,7 @@ fn gpu_analyses_equal_cpu_analyses() {
                 self_object: Some(0),
                 read_ldi: false,
                 read_mask: true,
+                separation: Some(SeparationAsk::new(0, 1)),
             };
             for method in [LdiMethod::FragmentList, LdiMethod::Peel] {
                 let desc = LdiDesc {
@@ -333,6 +339,29 @@ fn gpu_analyses_equal_cpu_analyses() {
                         assert_eq!(gs.max_count - 1, 4, "n/2 - 1 for 10 planes");
                     }
                 }
+                // Directional separation of objects 0 and 1 (issue 13): the same value, bit
+                // for bit up to the LDIs' depth rounding, and the same pixels.
+                let cs = separation_along(&ldi, &view, 0, 1);
+                let gs = out.separation.unwrap();
+                assert!(gs.settled, "{what}: one tile is settled");
+                match cs {
+                    None => assert_eq!(gs.pixels, 0, "{what}: separation pixels"),
+                    Some(c) => {
+                        let g =
+                            PairSeparation::from_image(&view, (0, 1), gs.plus, gs.minus, gs.pixels);
+                        assert_eq!(c.pixels, g.pixels, "{what}: separation pixels");
+                        assert!(c.plus > 0.0 && c.minus > 0.0, "{what}: {c:?}");
+                        let tol = 1e-5 * view.depth_extent;
+                        assert!(
+                            (c.plus - g.plus).abs() <= tol && (c.minus - g.minus).abs() <= tol,
+                            "{what}: separation {c:?} vs {g:?}"
+                        );
+                        eprintln!(
+                            "{what}: separation +dir {:.6} / {:.6}, -dir {:.6} / {:.6} (CPU / GPU), {} steps",
+                            c.plus, g.plus, c.minus, g.minus, gs.steps
+                        );
+                    }
+                }
             }
         }
     }
@@ -357,6 +386,7 @@ fn tiles_give_the_one_tile_result() {
         self_object: Some(2),
         read_ldi: true,
         read_mask: true,
+        separation: Some(SeparationAsk::new(0, 1)),
     };
     for method in [LdiMethod::FragmentList, LdiMethod::Peel] {
         let one = block_on(run(
@@ -403,6 +433,47 @@ fn tiles_give_the_one_tile_result() {
         assert_eq!(one.surface, many.surface);
         assert_eq!(one.self_intersection, many.self_intersection);
         assert_eq!(one.mask, many.mask);
+        // The separation over tiles, settled, is the one-tile value and the CPU's.
+        let s1 = one.separation.unwrap();
+        assert!(s1.settled);
+        let desc = LdiDesc {
+            method,
+            budget: Some(budget),
+            ..LdiDesc::default()
+        };
+        let sn = block_on(settle_separation(
+            ctx,
+            &view,
+            &objs,
+            &desc,
+            many.separation.unwrap(),
+        ))
+        .unwrap();
+        assert!(sn.settled);
+        // Row tiles over the spheres: the deepest rays lie in a middle tile, so the first
+        // tile's values do not last and the run is settled by running again.
+        let unsettled = many.separation.unwrap();
+        assert!(!unsettled.settled, "{unsettled:?}");
+        eprintln!(
+            "{method:?}: {} tiles, separation settled in {} steps (one tile: {} steps)",
+            many.stats.tiles, sn.steps, s1.steps
+        );
+        assert_eq!(
+            (s1.plus, s1.minus, s1.pixels),
+            (sn.plus, sn.minus, sn.pixels),
+            "tiles: {s1:?} vs {sn:?}"
+        );
+        let c = separation_along(&cpu, &view, 0, 1).unwrap();
+        let g = PairSeparation::from_image(&view, (0, 1), s1.plus, s1.minus, s1.pixels);
+        assert_eq!(c.pixels, g.pixels);
+        assert!(
+            (c.plus - g.plus).abs() <= 1e-5 * view.depth_extent,
+            "{c:?} vs {g:?}"
+        );
+        assert!(
+            (c.minus - g.minus).abs() <= 1e-5 * view.depth_extent,
+            "{c:?} vs {g:?}"
+        );
     }
     // A budget below one row is an error that says so, not a silent drop.
     let e = block_on(run(
@@ -454,6 +525,7 @@ fn reports_agree_with_the_cpu() {
     ] {
         scenes.push((dir.into(), common::load_scene(dir)));
     }
+    let mut separations = 0;
     for ((name, scene), broad_phase) in scenes
         .iter()
         .flat_map(|s| [(s, BroadPhase::Ldi), (s, BroadPhase::Boxes)])
@@ -489,6 +561,37 @@ fn reports_agree_with_the_cpu() {
                     );
                 }
                 assert_eq!(c.axes, g.axes, "{what}");
+                // Directional separation (issue 13): the same directions, distances within
+                // the LDIs' depth rounding.
+                let tol = 1e-3 * c.pixel_size.unwrap_or(1.0);
+                assert_eq!(
+                    c.separations.len(),
+                    g.separations.len(),
+                    "{what}: {:?} vs {:?}",
+                    c.separations,
+                    g.separations
+                );
+                for (x, y) in c.separations.iter().zip(&g.separations) {
+                    assert_eq!(x.direction, y.direction, "{what}");
+                    assert!(
+                        (x.distance - y.distance).abs() <= tol,
+                        "{what}: separation {x:?} vs {y:?}"
+                    );
+                }
+                match (c.separation, g.separation) {
+                    (Some(x), Some(y)) => {
+                        assert!((x - y).abs() <= tol, "{what}: separation {x} vs {y}");
+                        // The same direction unless another one is as short within `tol`.
+                        let ties = c
+                            .separations
+                            .iter()
+                            .filter(|s| (s.distance - x).abs() <= tol)
+                            .count();
+                        assert!(ties > 1 || c.direction == g.direction, "{what}");
+                        separations += 1;
+                    }
+                    (x, y) => assert_eq!(x, y, "{what}: separation"),
+                }
             }
             assert_eq!(
                 cpu.self_collisions.len(),
@@ -523,6 +626,9 @@ fn reports_agree_with_the_cpu() {
             );
         }
     }
+    // Spheres, touching boxes, bunnies, gripper parts: 4 closed pairs × 2 broad phases × 2
+    // methods compared.
+    assert_eq!(separations, 16, "pairs with a separation compared");
 }
 
 /// `ldiclash check --backend gpu [--ldi peel] --json` says which backend and adapter ran and

@@ -40,7 +40,7 @@ fn viewer_shader_validates_with_naga() {
 #[test]
 fn every_shader_validates_with_naga() {
     let sources = shader_sources();
-    assert_eq!(sources.len(), 10, "one module per pass");
+    assert_eq!(sources.len(), 11, "one module per pass");
     for (label, src) in &sources {
         let module = naga::front::wgsl::parse_str(src)
             .unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(src)));
@@ -109,6 +109,8 @@ fn wgsl_structs_have_the_sizes_of_their_rust_mirrors() {
                 "GpuVisTri" => size_of::<GpuVisTri>(),
                 "GpuVisParams" => size_of::<GpuVisParams>(),
                 "GpuSelfVisParams" => size_of::<GpuSelfVisParams>(),
+                "GpuSeparationSlot" => size_of::<GpuSeparationSlot>(),
+                "GpuSeparationStep" => size_of::<GpuSeparationStep>(),
                 _ => continue,
             };
             let mut layouter = naga::proc::Layouter::default();

@@ -21,7 +21,7 @@
 // Events:     load (detail: {added, errors, notes}), clash (detail: the report),
 //             error (detail: {message, file?}), frame (detail: an animation frame's report: the
 //             check report plus frame, steps, sim_ms, collision_ms), progress (detail: a check
-//             under way: {phase: start|pairs|self|segments, done, total, backend, software}),
+//             under way: {phase: start|coarse|pairs|self|segments, done, total, backend, software}),
 //             phase (a load or a check: {phase: fetch|parse|upload|check, state:
 //             start|progress|end, done, total, ms, bytes, triangles});
 //             all bubble and are composed (a page's `error` listener on window sees the
@@ -453,6 +453,7 @@ const HTML = `
 `;
 
 const PHASES = {
+  coarse: "coarse occupancy of the objects in overlapping boxes",
   pairs: "LDIs and analyses of the overlapping pairs",
   self: "self-collision of the closed objects",
   segments: "exact intersection segments",
@@ -524,6 +525,13 @@ export async function adapterWords(softwareHint = false) {
   const cap = (w) => (w ? w[0].toUpperCase() + w.slice(1) : "");
   const name = known?.[1] ?? (info.description || [cap(info.vendor), info.architecture].filter(Boolean).join(" ") || "unnamed adapter");
   return { name, software, text: `${name} (${software ? "software" : "hardware"})` };
+}
+
+/** `+x`, `-z`, … for an axis direction (a report's `direction`), else the rounded vector. */
+function dirName(d) {
+  const k = d.findIndex((c) => Math.abs(c) === 1);
+  if (k >= 0 && d.every((c, i) => i === k || c === 0)) return `${d[k] > 0 ? "+" : "-"}${"xyz"[k]}`;
+  return `(${d.map((c) => c.toFixed(3)).join(", ")})`;
 }
 
 function fmt(x, digits = 4) {
@@ -1440,8 +1448,12 @@ export class LdiClashViewer extends HTMLElement {
       li.className = "item";
       const v = p.volume !== null && p.volume !== undefined ? ` vol ${vol(p.volume)}` : "";
       const depth = p.depth !== null && p.depth !== undefined ? ` depth ${len(p.depth)}` : "";
+      // Directional penetration depth (issue 13): how far to move b, and which way.
+      const sep = p.separation !== null && p.separation !== undefined && Array.isArray(p.direction)
+        ? ` · apart after moving ${p.b} ${len(p.separation)} along ${dirName(p.direction)}`
+        : "";
       li.innerHTML = `<span class="hit">●</span><span></span>`;
-      li.lastChild.textContent = `${relPath(p.a, p.group_a, key)} ↔ ${relPath(p.b, p.group_b, key)} · ${p.kind}${v}${depth}`;
+      li.lastChild.textContent = `${relPath(p.a, p.group_a, key)} ↔ ${relPath(p.b, p.group_b, key)} · ${p.kind}${v}${depth}${sep}`;
       li.title = `${p.a}${p.id_a ? ` (${p.id_a})` : ""} ↔ ${p.b}${p.id_b ? ` (${p.id_b})` : ""}`;
       li.onclick = () => this._focus(p.overlap_box, [p.a, p.b]);
       bucket(key).push(li);

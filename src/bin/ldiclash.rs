@@ -71,6 +71,11 @@ enum Command {
         /// boxes (every pair with overlapping boxes over its whole box overlap; same answers).
         #[arg(long, default_value = "ldi")]
         broad: String,
+        /// Also report pairs closer than this, with their exact distance and closest points:
+        /// a number in file units, or with a unit (20mm, 2cm, 0.02m, 0.8in) converted with
+        /// the scene's units.
+        #[arg(long, value_name = "DISTANCE")]
+        clearance: Option<String>,
         /// Convert every file to this unit (mm, cm, m, um, in, ft) before checking; volumes,
         /// depths and sizes are then in it. Without it each file keeps its own numbers.
         #[arg(long, value_name = "UNIT")]
@@ -145,6 +150,7 @@ fn run(cli: Cli) -> Result<(), String> {
         backend,
         ldi,
         broad,
+        clearance,
         units,
         default_units,
     } = cmd
@@ -179,10 +185,18 @@ fn run(cli: Cli) -> Result<(), String> {
         self_check: !no_self,
         backend,
         broad_phase: broad.parse::<BroadPhase>()?,
+        clearance: None,
     };
     let t0 = ldiclash::clock::now_ms();
     let scene = load_inputs(&inputs, &units)?;
     let load_ms = ldiclash::clock::now_ms() - t0;
+    let opts = CheckOptions {
+        clearance: clearance
+            .as_deref()
+            .map(|c| clearance_in_file_units(c, &scene))
+            .transpose()?,
+        ..opts
+    };
     let interactive = std::io::stderr().is_terminal();
     let mut last = 0.0;
     let mut progress = |done: usize, total: usize, what: &str| {
@@ -276,6 +290,49 @@ fn load_inputs(inputs: &[PathBuf], units: &UnitSettings) -> Result<Scene, String
         }
     }
     Ok(scene)
+}
+
+/// `--clearance`: a number in file units, or a number with a unit converted to the scene's
+/// units (which every object must declare, and alike).
+fn clearance_in_file_units(text: &str, scene: &Scene) -> Result<f64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.trim().parse().map_err(|_| {
+        format!(
+            "--clearance {text}: expected a number, optionally with mm, cm, m or in (like 20mm)"
+        )
+    })?;
+    if !(value.is_finite() && value > 0.0) {
+        return Err(format!(
+            "--clearance {text}: the clearance must be greater than 0"
+        ));
+    }
+    let metres = match unit.trim() {
+        "" => return Ok(value),
+        "mm" => 1e-3,
+        "cm" => 1e-2,
+        "m" => 1.0,
+        "in" => 0.0254,
+        u => {
+            return Err(format!(
+                "--clearance {text}: unknown unit '{u}': use mm, cm, m or in"
+            ))
+        }
+    };
+    let units: Vec<_> = scene.objects.iter().map(|o| o.units).collect();
+    let Some(first) = units.first().copied() else {
+        return Ok(value);
+    };
+    match first.metres_per_unit() {
+        Some(per) if units.iter().all(|&u| u == first) => Ok(value * metres / per),
+        _ if units.iter().any(|&u| u != first) => Err(format!(
+            "--clearance {text}: the objects' files declare different units; give the clearance in file units (a number without a unit)"
+        )),
+        _ => Err(format!(
+            "--clearance {text}: the scene's files do not declare their units (STL, OBJ, PLY and OFF have none); give the clearance in file units, e.g. --clearance {value}"
+        )),
+    }
 }
 
 /// The shared meshes the robot cell is made of, built into the binary.

@@ -72,14 +72,30 @@ pub struct MeetingCell {
     pub max: DVec3,
 }
 
-/// The margin an object's occupancy is grown by: half the largest contact tolerance any of
-/// its pairs can have, plus the snapping and rounding slack (module docs).
-pub fn margin(o: &Object, resolution: u32, epsilon: Option<f64>, h: f64) -> f64 {
+/// How far apart two objects may be and still matter to a check: the full-resolution LDIs'
+/// pixels and contact tolerance, and the clearance asked for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reach {
+    /// Pixels along the longest edge of a region (the check's resolution).
+    pub resolution: u32,
+    /// The contact tolerance (`None`: a pixel of each region).
+    pub epsilon: Option<f64>,
+    /// Pairs closer than this are wanted too (clearance tests; 0: none).
+    pub clearance: f64,
+}
+
+/// The margin an object's occupancy is grown by: half the largest distance at which any of
+/// its pairs matters (contact tolerance or clearance), plus the snapping and rounding slack
+/// (module docs).
+pub fn margin(o: &Object, reach: &Reach, h: f64) -> f64 {
     let b = o.aabb();
     let longest = f64::from(b.size().max_element());
-    let eps = epsilon.unwrap_or(longest * 1.01 / f64::from(resolution.max(1)));
+    let eps = reach
+        .epsilon
+        .unwrap_or(longest * 1.01 / f64::from(reach.resolution.max(1)))
+        .max(reach.clearance);
     let scale = f64::from(b.min.abs().max(b.max.abs()).max_element());
-    let pixel = longest / f64::from(resolution.max(1));
+    let pixel = longest / f64::from(reach.resolution.max(1));
     eps / 2.0 + (h + pixel) / 256.0 + scale * 1e-6 + 1e-30
 }
 
@@ -124,12 +140,11 @@ impl CoarseMap {
         o: &Object,
         level: i32,
         closed: bool,
-        fine_resolution: u32,
-        epsilon: Option<f64>,
+        reach: &Reach,
         clip: Option<[DVec3; 2]>,
     ) -> Result<Self, CheckError> {
         let h = 2f64.powi(level);
-        let m = margin(o, fine_resolution, epsilon, h);
+        let m = margin(o, reach, h);
         let ob = o.aabb();
         if !ob.is_finite() {
             return Err(crate::ldi::ViewError::NonFinite.into());
@@ -603,6 +618,12 @@ mod tests {
     use glam::{DMat4, Vec3};
     use std::sync::Arc;
 
+    const REACH: Reach = Reach {
+        resolution: 256,
+        epsilon: None,
+        clearance: 0.0,
+    };
+
     /// Whether the point `p` lies in a span of its column.
     fn covers(map: &CoarseMap, p: DVec3) -> bool {
         let (ix, iy) = ((p.x / map.h).floor() as i64, (p.y / map.h).floor() as i64);
@@ -666,9 +687,9 @@ mod tests {
             let (a, b) = (&scene.objects[0], &scene.objects[1]);
             let level = level_of(&a.aabb());
             let base =
-                CoarseMap::build(a, level, true, 256, None, None).unwrap_or_else(|e| panic!("{e}"));
+                CoarseMap::build(a, level, true, &REACH, None).unwrap_or_else(|e| panic!("{e}"));
             let fresh =
-                CoarseMap::build(b, level, true, 256, None, None).unwrap_or_else(|e| panic!("{e}"));
+                CoarseMap::build(b, level, true, &REACH, None).unwrap_or_else(|e| panic!("{e}"));
             let moved = base.translated(d, 1e-5);
             let inside_points = samples(b);
             assert!(inside_points.len() > 5_000, "{}", inside_points.len());

@@ -114,9 +114,16 @@ async fn run_gpu(
         epsilon: eps,
         ..RegionAnswer::default()
     };
-    let Some(window) = job.blocks(&view).bounding_window() else {
+    let blocks = job.blocks(&view);
+    let Some(mut window) = blocks.bounding_window() else {
         return Ok(answer);
     };
+    // A rest job (issue 13): the whole view, for the separation only (the GPU keeps no union
+    // of the meeting blocks to complete).
+    let rest = job.rest.is_some();
+    if rest {
+        window = [0, 0, view.width, view.height];
+    }
     let meshes = job.meshes(&objects);
     let tris: Vec<Vec<[u32; 3]>> = meshes
         .iter()
@@ -133,12 +140,15 @@ async fn run_gpu(
         })
         .collect();
     let pair = matches!(job.subject, Subject::Pair(..));
+    let whole = pair && (rest || job.whole(&view, &blocks));
     let want = crate::gpu::Analyses {
-        volume: pair && job.volume,
-        surface_eps: pair.then_some((eps / view.depth_extent) as f32),
+        volume: pair && job.volume && !rest,
+        surface_eps: (pair && !rest).then_some((eps / view.depth_extent) as f32),
         self_object: (!pair).then_some(0),
         read_ldi: false,
         read_mask: false,
+        // Issue 13: over whole views only, as on the CPU (`RegionJob::whole`).
+        separation: (whole && job.volume).then(|| crate::gpu::SeparationAsk::new(0, 1)),
     };
     let desc = crate::gpu::LdiDesc {
         window: Some(window),
@@ -158,6 +168,16 @@ async fn run_gpu(
     answer.contact = out.surface.iter().find(|p| (p.a, p.b) == (0, 1)).map(|p| {
         PairContacts::from_image(&view, (0, 1), p.pixels, p.min_gap, p.lo, p.hi, Vec::new())
     });
+    answer.whole = whole;
+    answer.completes = rest;
+    if let Some(s) = out.separation {
+        let s = crate::gpu::settle_separation(engine.ctx, &view, &inputs, &desc, s)
+            .await
+            .map_err(|e| CheckError::Gpu(e.to_string()))?;
+        answer.separation = (s.pixels > 0).then(|| {
+            crate::collide::PairSeparation::from_image(&view, (0, 1), s.plus, s.minus, s.pixels)
+        });
+    }
     answer.self_intersection = out.self_intersection.map(|s| SelfSummary {
         volume: view.world_depth(s.length) * view.pixel_area(),
         pixels: s.pixels,

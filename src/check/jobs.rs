@@ -18,9 +18,10 @@ use super::coarse::{blocks_for, MeetingCell};
 use super::options::{CheckError, CheckOptions};
 use crate::clock::now_ms;
 use crate::collide::{
-    self_intersections, surface_contacts, volume_overlaps, PairContacts, PairVolume,
+    overlap_union, self_intersections, surface_contacts, volume_overlaps, OverlapUnion,
+    PairContacts, PairSeparation, PairVolume,
 };
-use crate::ldi::{Axis, LdiView, Region, ViewDesc};
+use crate::ldi::{Axis, Layout, LdiView, Region, ViewDesc};
 use crate::raster::{rasterize_clipped, Blocks, RasterObject, Traversal};
 use crate::scene::{Object, Scene};
 
@@ -52,6 +53,12 @@ pub struct RegionJob {
     pub cells: Option<Arc<[MeetingCell]>>,
     /// Pairs: the volume analysis (closed pairs) besides contacts.
     pub volume: bool,
+    /// A closed pair's directional separation (issue 13) needs every pixel where both objects
+    /// are present, not only where they meet: `Some` builds the blocks the meeting cells leave
+    /// out (the rest of the view) for the separation only, merged with the overlap union the
+    /// CPU found over the meeting blocks (an empty one when it built none; the GPU builds the
+    /// whole view for such a job instead).
+    pub rest: Option<Arc<OverlapUnion>>,
 }
 
 /// Object 0's self-collision in one LDI.
@@ -80,6 +87,17 @@ pub struct RegionAnswer {
     pub contact: Option<PairContacts>,
     /// Self-collision (singles).
     pub self_intersection: Option<SelfSummary>,
+    /// Directional separation of the pair (issue 13), over the whole view: pairs with `volume`
+    /// whose LDI holds the whole view ([`RegionJob::whole`]) and `rest` jobs; `None`
+    /// otherwise or when no pixel holds both objects.
+    pub separation: Option<PairSeparation>,
+    /// The overlap union over the blocks built, for a `rest` job to complete (CPU, pairs with
+    /// `volume` whose LDI does not hold the whole view).
+    pub overlap: Option<OverlapUnion>,
+    /// Whether the separation is over the whole view (computed, or no pixel holds both).
+    pub whole: bool,
+    /// A `rest` job's answer: its LDI completes another job's (not counted as an LDI).
+    pub completes: bool,
     /// Fragments rasterised.
     pub fragments: u64,
     /// LDI pixels built.
@@ -127,9 +145,36 @@ impl RegionJob {
     pub fn blocks(&self, view: &LdiView) -> Blocks {
         match &self.cells {
             None => Blocks::whole(view.width, view.height),
+            Some(cells) if self.rest.is_some() => {
+                rest_of(view, &blocks_for(view, cells, FINE_BLOCK))
+            }
             Some(cells) => blocks_for(view, cells, FINE_BLOCK),
         }
     }
+
+    /// Whether `blocks` (of [`Self::blocks`]) are the whole view: the directional separation
+    /// needs every pixel where both objects are present, not only where they meet (issue 13).
+    pub fn whole(&self, view: &LdiView, blocks: &Blocks) -> bool {
+        self.cells.is_none()
+            || blocks.count() as u64
+                == u64::from(view.width.div_ceil(FINE_BLOCK))
+                    * u64::from(view.height.div_ceil(FINE_BLOCK))
+    }
+}
+
+/// The blocks of `view`'s [`FINE_BLOCK`] grid that `blocks` leave out.
+fn rest_of(view: &LdiView, blocks: &Blocks) -> Blocks {
+    let (gw, gh) = (
+        view.width.div_ceil(FINE_BLOCK),
+        view.height.div_ceil(FINE_BLOCK),
+    );
+    let mut mask = vec![true; gw as usize * gh as usize];
+    if let Layout::Blocks { size, origins } = blocks.layout() {
+        for [x, y] in origins {
+            mask[(y / size[1] * gw + x / size[0]) as usize] = false;
+        }
+    }
+    Blocks::from_mask(view.width, view.height, FINE_BLOCK, &mask)
 }
 
 /// The triangles of `w` whose boxes reach into the region's image rectangle (axis views).
@@ -207,7 +252,7 @@ pub fn run_cpu(
     answer.fragments = rs.fragments as u64;
     answer.pixels = ldi.pixel_count() as u64;
     match job.subject {
-        Subject::Pair(..) => {
+        Subject::Pair(..) if job.rest.is_none() => {
             answer.volume = job
                 .volume
                 .then(|| volume_overlaps(&ldi, &view))
@@ -215,6 +260,25 @@ pub fn run_cpu(
             answer.contact = surface_contacts(&ldi, &view, eps)
                 .into_iter()
                 .find(|p| (p.a, p.b) == (0, 1));
+            // Directional separation (issue 13): over the whole view, or the part for a rest job.
+            answer.whole = job.whole(&view, &blocks);
+            if job.volume {
+                let u = overlap_union(&ldi, 0, 1);
+                if answer.whole {
+                    answer.separation = u.separation(&view, (0, 1));
+                } else {
+                    answer.overlap = Some(u);
+                }
+            }
+        }
+        Subject::Pair(..) => {
+            // The rest of a restricted view: its union completes the meeting blocks' one.
+            let prior = job.rest.as_deref().cloned().unwrap_or_default();
+            answer.separation = prior
+                .merge(overlap_union(&ldi, 0, 1))
+                .separation(&view, (0, 1));
+            answer.whole = true;
+            answer.completes = true;
         }
         Subject::Single(_) | Subject::Part(_) => {
             let s = self_intersections(&ldi, &view, 0);

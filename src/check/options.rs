@@ -128,6 +128,9 @@ pub struct CheckOptions {
     pub backend: Backend,
     /// How candidate pairs and the regions to refine are found.
     pub broad_phase: BroadPhase,
+    /// Clearance tests (issue 11): pairs that do not collide but come closer than this (file
+    /// units) are reported too, as `clearance` pairs with their exact distance.
+    pub clearance: Option<f64>,
 }
 
 /// How a check finds what to rasterise at full resolution.
@@ -200,6 +203,7 @@ impl Default for CheckOptions {
             self_check: true,
             backend: Backend::Cpu,
             broad_phase: BroadPhase::Ldi,
+            clearance: None,
         }
     }
 }
@@ -216,6 +220,12 @@ pub enum CheckError {
     /// Epsilon must be a non-negative finite number.
     #[error("epsilon {0} must be a finite number ≥ 0")]
     Epsilon(f64),
+    /// The clearance must be a positive finite number.
+    #[error("clearance {0} must be a finite number > 0 (file units)")]
+    Clearance(f64),
+    /// Clearance tests run with the image-space modes.
+    #[error("a clearance test runs with --mode auto, volume or surface, not {0}")]
+    ClearanceMode(&'static str),
     /// A visibility query (`--mode cullide|convex`) cannot run.
     #[error(transparent)]
     Visibility(#[from] crate::collide::VisibilityError),

@@ -9,15 +9,17 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
-use super::coarse::{cells_box, level_of, map_level, meeting_cells, CoarseMap, MeetingCell};
+use super::coarse::{cells_box, level_of, map_level, meeting_cells, CoarseMap, MeetingCell, Reach};
 use super::engine::{CpuEngine, Engine};
 use super::incremental::Cache;
 use super::jobs::{RegionAnswer, RegionJob, Subject};
 use super::options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Progress};
 use crate::clock::now_ms;
-use crate::collide::{mesh_contact, sweep_and_prune};
+use crate::collide::{mesh_contact, sweep_and_prune, Closest, OverlapUnion, PairSeparation};
 use crate::ldi::{Axis, Region, ViewError};
-use crate::report::{Kind, ObjectReport, PairReport, Report, SelfReport, Stats};
+use crate::report::{
+    DirectionalSeparation, Kind, ObjectReport, PairReport, Report, SelfReport, Stats,
+};
 use crate::scene::{Object, Scene};
 
 /// Jobs handed to the engine between two progress reports.
@@ -115,6 +117,11 @@ struct PairAxes {
     pixel_size: f64,
     epsilon: f64,
     bbox: Option<Region>,
+    /// Directional separations per axis (issue 13), from whole-view LDIs.
+    separations: Vec<(Axis, PairSeparation)>,
+    /// Axes whose LDI held only the meeting blocks: the overlap union found there (CPU), which
+    /// an LDI of the rest of the view completes.
+    separation_todo: Vec<(Axis, Option<OverlapUnion>)>,
 }
 
 /// One candidate pair on its way through the check.
@@ -129,6 +136,8 @@ struct PairState {
     volume: bool,
     /// Meeting cells (LDI broad phase); `None`: the whole region.
     cells: Option<Arc<[MeetingCell]>>,
+    /// Whether the objects' boxes overlap (else only a clearance can relate them).
+    boxes_meet: bool,
     acc: PairAxes,
 }
 
@@ -146,7 +155,8 @@ impl Tally {
         if !a.built {
             return;
         }
-        self.stats.ldis += 1;
+        // A rest job (issue 13) completes another job's LDI.
+        self.stats.ldis += usize::from(!a.completes);
         self.stats.fragments += a.fragments;
         self.stats.ldi_pixels += a.pixels;
         self.stats.max_ldi_pixels = self.stats.max_ldi_pixels.max(a.pixels);
@@ -159,15 +169,15 @@ impl Tally {
     }
 }
 
-/// Run `jobs` on `engine` in batches, reporting progress as `what`.
+/// Run `jobs` on `engine` in batches; after each batch `batch_done(answers so far)` is
+/// called (it reports progress in the caller's units: pairs or objects).
 async fn run_jobs<E: Engine>(
     engine: &E,
     scene: &Scene,
     opts: &CheckOptions,
     jobs: &[RegionJob],
     tally: &mut Tally,
-    progress: &mut dyn FnMut(usize, usize, &str),
-    what: &str,
+    batch_done: &mut dyn FnMut(&[RegionAnswer]),
 ) -> Result<Vec<RegionAnswer>, CheckError> {
     let mut out = Vec::with_capacity(jobs.len());
     let batch = if engine.gpu_method().is_some() {
@@ -176,15 +186,60 @@ async fn run_jobs<E: Engine>(
         BATCH
     };
     for chunk in jobs.chunks(batch) {
-        progress(out.len(), jobs.len(), what);
         let answers = engine.run(scene, opts, chunk).await?;
         for a in &answers {
             tally.add(a);
         }
         out.extend(answers);
+        batch_done(&out);
     }
-    progress(jobs.len(), jobs.len(), what);
     Ok(out)
+}
+
+/// Progress in units of things (pairs, objects) made of jobs: `owner[j]` is job `j`'s thing;
+/// a thing is done once all its jobs are, and `final_round` says whether no more jobs will
+/// follow for it.
+struct Counter {
+    /// Jobs left per thing (`usize::MAX`: none were given yet).
+    left: Vec<usize>,
+    /// Things already done.
+    done: usize,
+    /// All things.
+    total: usize,
+}
+
+impl Counter {
+    fn new(things: usize, total: usize, done: usize) -> Self {
+        Self {
+            left: vec![0; things],
+            done,
+            total,
+        }
+    }
+
+    /// A round of jobs with owners `owners`.
+    fn round(&mut self, owners: &[usize]) {
+        for &o in owners {
+            self.left[o] += 1;
+        }
+    }
+
+    /// Jobs `from..to` of the round finished; `finished(thing)` says whether a thing whose
+    /// jobs are all done is done for good.
+    fn finish(
+        &mut self,
+        owners: &[usize],
+        from: usize,
+        to: usize,
+        finished: impl Fn(usize) -> bool,
+    ) {
+        for &o in &owners[from..to] {
+            self.left[o] -= 1;
+            if self.left[o] == 0 && finished(o) {
+                self.done += 1;
+            }
+        }
+    }
 }
 
 pub(crate) async fn check_engine<E: Engine>(
@@ -198,6 +253,14 @@ pub(crate) async fn check_engine<E: Engine>(
     if let Some(e) = opts.epsilon {
         if !e.is_finite() || e < 0.0 {
             return Err(CheckError::Epsilon(e));
+        }
+    }
+    if let Some(c) = opts.clearance {
+        if !c.is_finite() || c <= 0.0 {
+            return Err(CheckError::Clearance(c));
+        }
+        if !matches!(opts.mode, Mode::Auto | Mode::Volume | Mode::Surface) {
+            return Err(CheckError::ClearanceMode(opts.mode.name()));
         }
     }
     if opts.resolution == 0 || opts.resolution > crate::ldi::view::MAX_RESOLUTION {
@@ -243,6 +306,14 @@ pub(crate) async fn check_engine<E: Engine>(
     let boxes: Vec<Region> = scene.objects.iter().map(Object::aabb).collect();
     let candidates = if opts.mode == Mode::SelfOnly {
         Vec::new()
+    } else if let Some(c) = opts.clearance {
+        // Boxes grown by half the clearance meet when the objects may come that close.
+        let half = Vec3::splat((c / 2.0) as f32) * (1.0 + 1e-6) + Vec3::splat(f32::MIN_POSITIVE);
+        let grown: Vec<Region> = boxes
+            .iter()
+            .map(|b| Region::new(b.min - half, b.max + half))
+            .collect();
+        sweep_and_prune(&grown)
     } else {
         sweep_and_prune(&boxes)
     };
@@ -386,6 +457,11 @@ fn exact_pairs(
                     .or_else(|| boxes[i].intersection(&boxes[j]))
                     .map(box_array),
                 triangle_pairs: Some(c.intersecting),
+                distance: None,
+                closest: None,
+                separation: None,
+                direction: None,
+                separations: Vec::new(),
             });
         }
     }
@@ -424,13 +500,15 @@ async fn image_pairs<E: Engine>(
             continue;
         }
         answers.push(None);
+        let overlap = boxes[i].intersection(&boxes[j]);
         pairs.push(PairState {
             i,
             j,
             slot: answers.len() - 1,
-            region: pad(boxes[i].intersection(&boxes[j]).unwrap_or(boxes[i])),
+            region: pad(overlap.unwrap_or_else(|| boxes[i].union(&boxes[j]))),
             volume: closed && opts.mode != Mode::Surface,
             cells: None,
+            boxes_meet: overlap.is_some(),
             acc: PairAxes::default(),
         });
     }
@@ -455,7 +533,11 @@ async fn image_pairs<E: Engine>(
             Axes::List(v) => v.clone(),
         }
     };
-    let live = |p: &PairState| p.cells.as_ref().is_none_or(|c| !c.is_empty());
+    let live = |p: &PairState| p.boxes_meet && p.cells.as_ref().is_none_or(|c| !c.is_empty());
+    // Progress counts candidate pairs: remembered, skipped and separated ones are done.
+    let settled = candidates.len() - pairs.iter().filter(|p| live(p)).count();
+    let mut counter = Counter::new(pairs.len(), candidates.len(), settled);
+    progress(counter.done, counter.total, "pairs");
     let mut jobs = Vec::new();
     let mut owners = Vec::new();
     for (k, p) in pairs.iter().enumerate().filter(|(_, p)| live(p)) {
@@ -464,7 +546,19 @@ async fn image_pairs<E: Engine>(
             owners.push(k);
         }
     }
-    let done = run_jobs(engine, scene, opts, &jobs, tally, &mut *progress, "pairs").await?;
+    counter.round(&owners);
+    let mut reported = 0;
+    // A pair is done after its first axes when they found something (or axes are given).
+    let mut found = vec![opts.axes != Axes::Auto; pairs.len()];
+    let done = run_jobs(engine, scene, opts, &jobs, tally, &mut |answers| {
+        for (j, a) in answers.iter().enumerate().skip(reported) {
+            found[owners[j]] |= a.volume.is_some() || a.contact.is_some();
+        }
+        counter.finish(&owners, reported, answers.len(), |k| found[k]);
+        reported = answers.len();
+        progress(counter.done, counter.total, "pairs");
+    })
+    .await?;
     for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
         let p = &mut pairs[*k];
         merge_axis(&mut p.acc, job.axis, p.volume, a);
@@ -482,15 +576,66 @@ async fn image_pairs<E: Engine>(
                 }
             }
         }
-        let done = run_jobs(engine, scene, opts, &jobs, tally, progress, "pairs").await?;
+        counter.round(&owners);
+        let mut reported = 0;
+        let done = run_jobs(engine, scene, opts, &jobs, tally, &mut |answers| {
+            counter.finish(&owners, reported, answers.len(), |_| true);
+            reported = answers.len();
+            progress(counter.done, counter.total, "pairs");
+        })
+        .await?;
         for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
             let p = &mut pairs[*k];
             merge_axis(&mut p.acc, job.axis, p.volume, a);
         }
     }
-    for p in &pairs {
+    // Directional separation (issue 13) of colliding closed pairs whose LDIs held only the
+    // blocks where they meet: LDIs of the rest of those views complete them.
+    let mut jobs = Vec::new();
+    let mut owners = Vec::new();
+    for (k, p) in pairs.iter().enumerate() {
+        if p.volume && (p.acc.volume_pixels > 0 || p.acc.contact_pixels > 0) {
+            for (axis, part) in &p.acc.separation_todo {
+                jobs.push(RegionJob {
+                    rest: Some(Arc::new(part.clone().unwrap_or_default())),
+                    ..pair_job(p, *axis)
+                });
+                owners.push(k);
+            }
+        }
+    }
+    let done = run_jobs(engine, scene, opts, &jobs, tally, &mut |_| {}).await?;
+    for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
+        if let Some(s) = a.separation {
+            pairs[*k].acc.separations.push((job.axis, s));
+        }
+    }
+    progress(counter.total, counter.total, "pairs");
+    // Clearance: pairs apart, but maybe closer than the clearance: their exact distance
+    // over the triangles near where their (grown) occupancies meet.
+    let clear: Vec<Option<Closest>> = match opts.clearance {
+        Some(c) => {
+            let tc = now_ms();
+            let near = |p: &PairState| -> Option<Closest> {
+                let (a, b) = (&scene.objects[p.i], &scene.objects[p.j]);
+                if p.boxes_meet && classify(a, b, &p.acc, p.volume).is_some() {
+                    return None; // colliding: volume, touch or surface
+                }
+                let cells = p.cells.as_deref();
+                super::clearance::closest_within(a, b, cells, c)
+            };
+            let found = par_map(&pairs, near);
+            report.timings_ms.insert("clearance".into(), now_ms() - tc);
+            found
+        }
+        None => vec![None; pairs.len()],
+    };
+    for (p, near) in pairs.iter().zip(clear) {
         let (a, b) = (&scene.objects[p.i], &scene.objects[p.j]);
-        let answer = classify(a, b, &p.acc, p.volume);
+        let answer = match near {
+            Some(cl) => Some(clearance_report(a, b, &cl)),
+            None => classify(a, b, &p.acc, p.volume),
+        };
         if let Some(c) = cache.as_deref_mut() {
             c.pairs.insert((version(p.i), version(p.j)), answer.clone());
         }
@@ -512,6 +657,11 @@ fn coarse_cells(
     progress: Progress<'_>,
 ) -> Result<(), CheckError> {
     let n = scene.objects.len();
+    let reach = Reach {
+        resolution: opts.resolution,
+        epsilon: opts.epsilon,
+        clearance: opts.clearance.unwrap_or(0.0),
+    };
     // Per object: whether it needs a map, and its solid (in a volume pair).
     let mut need = vec![(false, false); n];
     // Per object: the part of space its pairs look at — their overlap regions grown by both
@@ -528,7 +678,7 @@ fn coarse_cells(
                 .map(|o| {
                     let obj = &scene.objects[o];
                     let h = 2f64.powi(map_level(obj));
-                    super::coarse::margin(obj, opts.resolution, opts.epsilon, h)
+                    super::coarse::margin(obj, &reach, h)
                 })
                 .iter()
                 .sum::<f64>()
@@ -579,14 +729,7 @@ fn coarse_cells(
         let obj = &scene.objects[o];
         // With a cache, build the solid of every closed object: later pairs may want it.
         let solid = need[o].1 || (cache.is_some() && obj.is_closed());
-        CoarseMap::build(
-            obj,
-            map_level(obj),
-            solid,
-            opts.resolution,
-            opts.epsilon,
-            clips[o],
-        )
+        CoarseMap::build(obj, map_level(obj), solid, &reach, clips[o])
     };
     let built: Vec<Result<CoarseMap, CheckError>> = par_map(&wanted, build);
     for (&o, m) in wanted.iter().zip(built) {
@@ -624,15 +767,7 @@ fn coarse_cells(
                 return Ok(None);
             }
             let obj = &scene.objects[o];
-            CoarseMap::build(
-                obj,
-                level,
-                need[o].1,
-                opts.resolution,
-                opts.epsilon,
-                Some(clip),
-            )
-            .map(Some)
+            CoarseMap::build(obj, level, need[o].1, &reach, Some(clip)).map(Some)
         };
         let (fa, fb) = (finer(p.i, a)?, finer(p.j, b)?);
         Ok(meeting_cells(fa.as_ref().unwrap_or(a), fb.as_ref().unwrap_or(b)).into())
@@ -679,6 +814,7 @@ fn pair_job(p: &PairState, axis: Axis) -> RegionJob {
         axis,
         cells: p.cells.clone(),
         volume: p.volume,
+        rest: None,
     }
 }
 
@@ -687,6 +823,11 @@ fn merge_axis(acc: &mut PairAxes, axis: Axis, volume: bool, r: &RegionAnswer) {
     acc.pixel_size = acc.pixel_size.max(r.pixel_size);
     acc.epsilon = acc.epsilon.max(r.epsilon);
     if volume {
+        match r.separation {
+            Some(s) => acc.separations.push((axis, s)),
+            None if !r.whole => acc.separation_todo.push((axis, r.overlap.clone())),
+            None => {}
+        }
         let pv = r.volume.as_ref();
         acc.volumes.push(pv.map_or(0.0, |p| p.volume));
         if let Some(p) = pv {
@@ -708,6 +849,33 @@ fn acc_box(b: &mut Option<Region>, r: Region) {
     });
 }
 
+/// A pair apart but closer than the clearance.
+fn clearance_report(a: &Object, b: &Object, c: &Closest) -> PairReport {
+    let (lo, hi) = (c.a.min(c.b), c.a.max(c.b));
+    PairReport {
+        group_a: None,
+        group_b: None,
+        id_a: None,
+        id_b: None,
+        a: a.name.clone(),
+        b: b.name.clone(),
+        kind: Kind::Clearance,
+        volume: None,
+        depth: None,
+        pixels: None,
+        pixel_size: None,
+        epsilon: None,
+        axes: Vec::new(),
+        overlap_box: Some(box_array(Region::new(lo.as_vec3(), hi.as_vec3()))),
+        triangle_pairs: None,
+        distance: Some(c.distance),
+        closest: Some([c.a.to_array(), c.b.to_array()]),
+        separation: None,
+        direction: None,
+        separations: Vec::new(),
+    }
+}
+
 /// Turn merged per-axis results into a pair report (or none).
 fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<PairReport> {
     let mut pair = PairReport {
@@ -726,6 +894,11 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
         axes: acc.axes.clone(),
         overlap_box: acc.bbox.map(box_array),
         triangle_pairs: None,
+        distance: None,
+        closest: None,
+        separation: None,
+        direction: None,
+        separations: Vec::new(),
     };
     if volume {
         let n = acc.volumes.len().max(1) as f64;
@@ -739,6 +912,13 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
         }
         pair.volume = Some(mean);
         pair.depth = Some(acc.depth);
+        pair.separations = separations(&acc.separations, &acc.axes);
+        let least = pair
+            .separations
+            .iter()
+            .reduce(|m, s| if s.distance < m.distance { s } else { m });
+        pair.separation = least.map(|s| s.distance);
+        pair.direction = least.map(|s| s.direction);
         pair.pixels = Some(acc.volume_pixels.max(acc.contact_pixels));
         Some(pair)
     } else if acc.contact_pixels > 0 {
@@ -747,6 +927,25 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
     } else {
         None
     }
+}
+
+/// Per axis, in the order of `axes`, the separations along `+axis` and `−axis` (the direction
+/// to move `b`).
+fn separations(per_axis: &[(Axis, PairSeparation)], axes: &[String]) -> Vec<DirectionalSeparation> {
+    let mut per_axis = per_axis.to_vec();
+    per_axis.sort_by_key(|(a, _)| axes.iter().position(|n| n == a.name()));
+    per_axis
+        .iter()
+        .flat_map(|&(axis, s)| {
+            let d = axis.unit();
+            [(d, s.plus), (-d, s.minus)]
+        })
+        .map(|(d, distance)| DirectionalSeparation {
+            // `+ 0.0` turns the −0.0 of a negated axis into 0.0.
+            direction: (d + glam::DVec3::ZERO).to_array(),
+            distance,
+        })
+        .collect()
 }
 
 /// A self-collision answer before it is named and scaled: in the part's frame (volume in
@@ -858,11 +1057,27 @@ async fn self_collisions<E: Engine>(
                 axis,
                 cells: None,
                 volume: false,
+                rest: None,
             });
             owners.push(key);
         }
     }
-    let done = run_jobs(engine, scene, opts, &jobs, tally, progress, "self").await?;
+    // Progress counts objects: open ones and remembered parts are done at once, the others
+    // when the last job of their part is (objects of one part finish together).
+    let total = scene.objects.len();
+    let last_job: std::collections::HashMap<SelfKey, usize> =
+        owners.iter().enumerate().map(|(j, k)| (*k, j)).collect();
+    let waiting: Vec<usize> = objects
+        .iter()
+        .filter_map(|(_, k, _)| last_job.get(k).copied())
+        .collect();
+    progress(total - waiting.len(), total, "self");
+    let done = run_jobs(engine, scene, opts, &jobs, tally, &mut |answers| {
+        let left = waiting.iter().filter(|&&j| j >= answers.len()).count();
+        progress(total - left, total, "self");
+    })
+    .await?;
+    progress(total, total, "self");
     // Jobs of one key are adjacent.
     let mut j = 0;
     while j < jobs.len() {

@@ -39,6 +39,11 @@ pub(crate) async fn visibility_check<E: Engine>(
         axes: Vec::new(),
         overlap_box: boxes[i].intersection(&boxes[j]).map(box_array),
         triangle_pairs: tri,
+        distance: None,
+        closest: None,
+        separation: None,
+        direction: None,
+        separations: Vec::new(),
     };
     let axes: Vec<Axis> = match &opts.axes {
         Axes::Auto => Axis::ALL.to_vec(),

@@ -311,6 +311,34 @@ pub struct GpuSelfVisParams {
     pub pad: u32,
 }
 
+/// `GpuSeparationSlot` (shaders/separation.wgsl): one step's separation values.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Pod, Zeroable)]
+pub struct GpuSeparationSlot {
+    /// Distance (normalised depth, f32 bits, ≥ 0) to move `b` along `+dir`.
+    pub plus: u32,
+    /// Distance to move `b` along `−dir` (f32 bits, ≥ 0).
+    pub minus: u32,
+    /// Pixels holding both objects (slot 0, counted on a tile's first step).
+    pub pixels: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
+/// `GpuSeparationStep` (shaders/separation.wgsl): the pair and the step of one dispatch.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Pod, Zeroable)]
+pub struct GpuSeparationStep {
+    /// The object that stays.
+    pub a: u32,
+    /// The object that moves.
+    pub b: u32,
+    /// Reads `slots[slot]`, writes `slots[slot + 1]`.
+    pub slot: u32,
+    /// 1: count the pixels holding both objects into `slots[0].pixels`.
+    pub count: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,6 +359,8 @@ mod tests {
         assert_eq!(size_of::<GpuVisParams>(), 32);
         assert_eq!(size_of::<GpuSelfVisParams>(), 16);
         assert_eq!(size_of::<GpuSelfAcc>(), 32);
+        assert_eq!(size_of::<GpuSeparationSlot>(), 16);
+        assert_eq!(size_of::<GpuSeparationStep>(), 16);
     }
 
     #[test]

@@ -9,8 +9,8 @@
 //!   queries do not work on wgpu's WebGPU backend, TOOLING.md).
 //! - Capacity: storage is sized from the counts; beyond the device limits or the budget the
 //!   image is split into tiles processed in turn. Nothing is dropped silently.
-//! - Analyses (`volume`, `self`, `surface`) as compute passes over the sorted LDI; only the
-//!   pair tables come back.
+//! - Analyses (`volume`, `self`, `surface`, and `separation`, issue 13) as compute passes over
+//!   the sorted LDI; only the pair tables come back.
 //! - Timings per pass from timestamp queries when the adapter has them.
 //!
 //! Coverage is decided in the fragment shader with exact integer edge functions on vertices
@@ -27,6 +27,7 @@ pub mod gpu_data;
 mod passes;
 mod pipeline;
 mod readback;
+mod separation;
 mod timing;
 mod visibility;
 
@@ -38,6 +39,7 @@ pub use pipeline::{
     build_ldi, run, Analyses, GpuOutput, GpuPairContacts, GpuPairVolume, GpuSelf, GpuStats,
     LdiDesc, LdiMethod, SortVariant, MAX_OBJECTS,
 };
+pub use separation::{settle as settle_separation, GpuSeparation, SeparationAsk};
 pub use visibility::{self_visibility_flags, visibility_counts, VisBatch};
 
 /// Drive a GPU future to completion on native targets.

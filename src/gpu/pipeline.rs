@@ -106,6 +106,8 @@ pub struct Analyses {
     pub read_ldi: bool,
     /// Read the contact mask back (one bit per pixel).
     pub read_mask: bool,
+    /// Directional separation of a pair (issue 13; `super::separation`).
+    pub separation: Option<super::separation::SeparationAsk>,
 }
 
 /// One pair's intersection as the GPU measured it (image units; `collide` converts).
@@ -197,6 +199,8 @@ pub struct GpuOutput {
     pub self_intersection: Option<GpuSelf>,
     /// Contact mask, one bit per pixel (row-major), when asked for.
     pub mask: Option<Vec<u32>>,
+    /// Directional separation, when asked for (`super::separation`).
+    pub separation: Option<super::separation::GpuSeparation>,
     /// Counters and timings.
     pub stats: GpuStats,
 }
@@ -294,7 +298,10 @@ pub async fn run(
     want: &Analyses,
 ) -> Result<GpuOutput, GpuError> {
     ctx.check_lost()?;
-    let analyses = want.volume || want.surface_eps.is_some() || want.self_object.is_some();
+    let analyses = want.volume
+        || want.surface_eps.is_some()
+        || want.self_object.is_some()
+        || want.separation.is_some();
     let object_count = objects.iter().map(|o| o.id as usize + 1).max().unwrap_or(0);
     if analyses && object_count > MAX_OBJECTS {
         return Err(GpuError::TooManyObjects {
@@ -523,6 +530,11 @@ pub async fn run(
         return Err(GpuError::TooManyFragments);
     }
 
+    // Separation (issue 13): its values carry over the tiles.
+    let mut separation = want
+        .separation
+        .map(|ask| super::separation::SeparationRun::new(ctx, ask));
+
     // 4. Per tile.
     let mut parts: Vec<(Tile, Vec<u32>, Vec<GpuFragment>)> = Vec::new();
     let mut peak = 0u64;
@@ -698,6 +710,19 @@ pub async fn run(
             });
         }
         timer.add_wall("tile", now_ms() - t_tile);
+        if let Some(sep) = separation.as_mut() {
+            let t = [tile.x0, tile.y0, tile.width, tile.height];
+            sep.tile(
+                ctx,
+                t,
+                w,
+                object_count as u32,
+                &offsets,
+                &fragments,
+                &mut timer,
+            )
+            .await?;
+        }
         if want.read_ldi {
             let offs: Vec<u32> =
                 read_pod(ctx, &offsets, 0, u64::from(pixels) + 1, "GpuLdi::offsets").await?;
@@ -780,6 +805,7 @@ pub async fn run(
             intervals: u64::from(acc.intervals),
         });
     }
+    out.separation = separation.map(super::separation::SeparationRun::finish);
     stats.timings_ms = std::mem::take(&mut timer.totals);
     out.stats = stats;
     Ok(out)

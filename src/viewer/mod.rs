@@ -500,6 +500,7 @@ impl CheckSettings {
             self_check: self.self_check,
             backend: crate::check::Backend::Cpu,
             broad_phase: crate::check::BroadPhase::default(),
+            clearance: None,
         })
     }
 }

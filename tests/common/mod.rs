@@ -81,3 +81,59 @@ pub fn view_of(meshes: &[Mesh], desc: ViewDesc, res: u32) -> LdiView {
     view.fit_depth(region.corners());
     view
 }
+
+/// Standard base64 (the `data:` URIs of embedded glTF buffers).
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (k, &b)| n | u32::from(b) << (16 - 8 * k));
+        for k in 0..4 {
+            if k <= chunk.len() {
+                s.push(ALPHABET[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
+/// A glTF file (one node, one mesh, the buffer embedded) holding `m`; glTF is in metres.
+pub fn gltf_of(m: &Mesh) -> String {
+    let mut b = Vec::new();
+    for p in &m.positions {
+        for v in p.to_array() {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let pos_len = b.len();
+    for t in &m.triangles {
+        for i in t {
+            b.extend_from_slice(&i.to_le_bytes());
+        }
+    }
+    let (lo, hi) = m.aabb().unwrap_or_default();
+    format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"mesh":0}}],
+"meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1}}]}}],
+"buffers":[{{"uri":"data:application/octet-stream;base64,{}","byteLength":{}}}],
+"bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":{pos_len}}},{{"buffer":0,"byteOffset":{pos_len},"byteLength":{}}}],
+"accessors":[{{"bufferView":0,"componentType":5126,"count":{},"type":"VEC3","min":[{},{},{}],"max":[{},{},{}]}},
+{{"bufferView":1,"componentType":5125,"count":{},"type":"SCALAR"}}]}}"#,
+        base64(&b),
+        b.len(),
+        b.len() - pos_len,
+        m.positions.len(),
+        lo.x,
+        lo.y,
+        lo.z,
+        hi.x,
+        hi.y,
+        hi.z,
+        m.triangles.len() * 3
+    )
+}

@@ -9,6 +9,7 @@ pub(crate) mod fill;
 pub(crate) mod peel;
 pub(crate) mod scan;
 pub(crate) mod self_visibility;
+pub(crate) mod separation;
 pub(crate) mod sort;
 pub(crate) mod visibility;
 
@@ -37,6 +38,7 @@ pub fn shader_sources() -> Vec<(&'static str, String)> {
         ),
         ("shaders/visibility.wgsl", visibility::source()),
         ("shaders/self_visibility.wgsl", self_visibility::source()),
+        ("shaders/separation.wgsl", separation::source()),
     ]
 }
 
@@ -54,6 +56,7 @@ pub(crate) struct Passes {
     pub self_intersection: analysis::AnalysisPass,
     pub visibility: visibility::VisibilityPass,
     pub self_visibility: self_visibility::SelfVisibilityPass,
+    pub separation: separation::SeparationPass,
 }
 
 impl Passes {
@@ -81,6 +84,7 @@ impl Passes {
             ),
             visibility: visibility::VisibilityPass::new(device),
             self_visibility: self_visibility::SelfVisibilityPass::new(device),
+            separation: separation::SeparationPass::new(device),
             geometry_layout,
         }
     }
