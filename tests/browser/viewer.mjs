@@ -683,7 +683,8 @@ function loadAndCheck(page, urls, backend = "cpu") {
         objects: JSON.parse(v.viewer.objects()).map((o) => ({ name: o.name, group: o.group, units: o.units, source: o.source_units })),
         tree: [...root.querySelectorAll('[data-out="objects"] li.group')].map((li) => li.dataset.group),
         leaves: [...root.querySelectorAll('[data-out="objects"] li.item .name')].map((n) => n.textContent),
-        results: [...root.querySelectorAll('[data-out="results"] li.item')].map((li) => li.textContent),
+        // Each result's label (after its coloured marker).
+        results: [...root.querySelectorAll('[data-out="results"] li.item')].map((li) => li.lastChild.textContent),
         resultGroups: [...root.querySelectorAll('[data-out="results"] li.group .gname')].map((n) => n.textContent),
       };
     },
