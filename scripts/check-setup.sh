@@ -39,7 +39,7 @@ TEST=$(plan test)
 apt_of() { grep '^apt-get install ' <<<"$1" | sed 's/^apt-get install -y -q --no-install-recommends //' | tr ' ' '\n' | sort; }
 
 want_serve_apt=$(printf '%s\n' build-essential ca-certificates curl git pkg-config | sort)
-want_test_apt=$(printf '%s\n' build-essential ca-certificates chromium chromium-driver curl fonts-dejavu-core git libvulkan1 mesa-vulkan-drivers pkg-config | sort)
+want_test_apt=$(printf '%s\n' build-essential ca-certificates chromium chromium-driver curl fonts-dejavu-core git libvulkan1 mesa-vulkan-drivers pkg-config python3 python3-venv | sort)
 [[ $(apt_of "$SERVE") == "$want_serve_apt" ]] && ok "serve: apt installs only $(echo $want_serve_apt)" ||
   bad "serve: apt installs $(apt_of "$SERVE" | tr '\n' ' '), want $(echo $want_serve_apt)"
 [[ $(apt_of "$TEST") == "$want_test_apt" ]] && ok "test: apt installs $(echo $want_test_apt)" ||
@@ -64,7 +64,8 @@ for cmd in "rustup target add wasm32-unknown-unknown" \
   must "$SERVE" "$cmd" && must "$TEST" "$cmd" && ok "serve and test: $cmd" || bad "missing in a plan: $cmd"
 done
 for cmd in "rustup component add clippy" "rustup component add rustfmt" \
-  "cargo install cargo-fuzz --version 0.13.2 --locked"; do
+  "cargo install cargo-fuzz --version 0.13.2 --locked" \
+  "$ROOT/target/bcf-venv/bin/pip install -q --disable-pip-version-check -r $ROOT/scripts/pins/bcf-reader.txt"; do
   must "$TEST" "$cmd" && mustnt "$SERVE" "$cmd" && ok "test only: $cmd" || bad "$cmd: want it in test's plan only"
 done
 unlocked=$(grep '^cargo install' <<<"$TEST" | grep -v -- '--locked' || true)

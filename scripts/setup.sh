@@ -6,7 +6,7 @@
 #   serve   what `scripts/serve.sh` needs: build the page and serve it
 #   test    (default) all of serve, plus what `scripts/test.sh` needs: clippy, rustfmt,
 #           cargo-fuzz, Chromium and chromedriver, lavapipe (a software Vulkan GPU), a font
-#   STEP    prereqs apt rust tools npm (default: all, in that order)
+#   STEP    prereqs apt rust tools npm python (default: all, in that order)
 #
 # Prerequisites (checked first, before anything is installed; see README "Set-up"):
 #   Debian 12 (other systems: install the apt packages below yourself), root or sudo for
@@ -24,6 +24,8 @@
 #   test   apt:   + chromium chromium-driver fonts-dejavu-core mesa-vulkan-drivers libvulkan1
 #          rust:  + components clippy rustfmt
 #          tools: + cargo-fuzz 0.13.2
+#          python: target/bcf-venv with bcf-client and xmlschema (scripts/pins/bcf-reader.txt):
+#                 the independent BCF reader of tests/review.rs
 # Every `cargo install` is --locked (see README "Set-up" for trunk's yanked crossbeam-channel).
 #
 # Env: SETUP_DRY_RUN=1 prints the commands instead of running them; SETUP_ASSUME_MISSING=1
@@ -47,7 +49,10 @@ APT_TEST=(
   chromium chromium-driver       # headless browser tests (tests/browser, wasm-bindgen-test)
   fonts-dejavu-core              # text in headless screenshots
   mesa-vulkan-drivers libvulkan1 # lavapipe: a software Vulkan GPU for native wgpu tests
+  python3 python3-venv           # the independent BCF reader (tests/bcf/read_bcf.py)
 )
+BCF_VENV="$ROOT/target/bcf-venv"
+BCF_PINS="$ROOT/scripts/pins/bcf-reader.txt"
 
 PROFILE=test
 if [[ ${1:-} == serve || ${1:-} == test ]]; then
@@ -241,19 +246,32 @@ step_npm() {
   fi
 }
 
+step_python() {
+  [[ $PROFILE == test ]] || return 0
+  local stamp="$BCF_VENV/.pins"
+  if ! assume_missing && [[ -x $BCF_VENV/bin/python && -f $stamp ]] && cmp -s "$stamp" "$BCF_PINS"; then
+    say "python: target/bcf-venv up to date"
+    return
+  fi
+  say "python: target/bcf-venv missing or older than scripts/pins/bcf-reader.txt"
+  run python3 -m venv "$BCF_VENV"
+  run "$BCF_VENV/bin/pip" install -q --disable-pip-version-check -r "$BCF_PINS"
+  run cp "$BCF_PINS" "$stamp"
+}
+
 steps=("$@")
-((${#steps[@]})) || steps=(prereqs apt rust tools npm)
+((${#steps[@]})) || steps=(prereqs apt rust tools npm python)
 say "profile: $PROFILE (steps: ${steps[*]})"
 start=$SECONDS
 for s in "${steps[@]}"; do
   case $s in
-    prereqs | apt | rust | tools | npm)
+    prereqs | apt | rust | tools | npm | python)
       t0=$SECONDS
       "step_$s"
       say "$s: done in $((SECONDS - t0)) s"
       ;;
     *)
-      say "unknown step '$s' (steps: prereqs apt rust tools npm)" >&2
+      say "unknown step '$s' (steps: prereqs apt rust tools npm python)" >&2
       exit 2
       ;;
   esac

@@ -29,6 +29,8 @@ FUZZ_SECONDS="${FUZZ_SECONDS:-15}"
 # A GPU test that finds no adapter fails here instead of skipping (tests/common/gpu.rs): CI
 # installs lavapipe, and a broken install must not leave it green with no GPU test run.
 export LDICLASH_REQUIRE_GPU=1
+# Likewise the BCF export test without its independent reader (target/bcf-venv).
+export LDICLASH_REQUIRE_BCF_READER=1
 
 # Mesa (lavapipe) and Chromium want a private runtime dir.
 XDG_RUNTIME_DIR="$(mktemp -d "${TMPDIR:-/tmp}/ldiclash-xdg.XXXXXX")"

@@ -20,6 +20,7 @@ pub mod ldi;
 pub mod mesh;
 pub mod raster;
 pub mod report;
+pub mod review;
 pub mod scene;
 pub mod sim;
 pub mod viewer;

@@ -11,6 +11,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use crate::review::{ClashState, IgnoredPair, ReviewSummary, Status};
+
 /// What kind of collision a pair has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -122,6 +124,19 @@ pub struct PairReport {
     /// The separation along every computed direction: `+axis`, `−axis` for each of `axes`.
     #[serde(default)]
     pub separations: Vec<DirectionalSeparation>,
+    /// The clash's stable id (issue 11; [`crate::review::clash_id`]): the two objects and
+    /// the class, the same after moves and re-checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Review status: `new`, `active`, `reviewed` or `approved` ([`crate::review::Status`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// Who looks after the clash (carried from the baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assignee: Option<String>,
+    /// The planner's note (carried from the baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
 }
 
 /// How far `b` must move along one direction to leave `a`.
@@ -249,6 +264,15 @@ pub struct Report {
     /// sizes and distances in it); absent when every file kept its own numbers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scene_units: Option<String>,
+    /// Clashes of the baseline that no longer occur (status `resolved`; issue 11).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resolved: Vec<ClashState>,
+    /// Pairs taken out of `pairs` by ignore rules or the depth tolerance (issue 11).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<IgnoredPair>,
+    /// Clashes per status and ignored pairs, when the review ran (issue 11).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<ReviewSummary>,
 }
 
 /// Sizes of one view of a CULLIDE phase (Quick-CULLIDE sets).

@@ -22,6 +22,11 @@ use ldiclash::check::{
 };
 use ldiclash::mesh::{load_assembly, Units};
 use ldiclash::report::Report;
+use ldiclash::review::bcf::BcfVersion;
+use ldiclash::review::{
+    apply_baseline, apply_rules, clash_states, iso8601_utc, ClashState, IgnoreRule, ReviewFile,
+    Rules,
+};
 use ldiclash::scene::{annotate_report, part_names, Scene, SceneFile, UnitSettings};
 
 #[derive(Parser, Debug)]
@@ -35,6 +40,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per run: the size of the `check` variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Check meshes or scene files for collisions.
@@ -84,6 +91,37 @@ enum Command {
         /// without "units").
         #[arg(long, value_name = "UNIT", default_value = "mm")]
         default_units: String,
+        /// A previous report (--json) or a saved review (scene.json with "review"): each
+        /// clash is marked new, active (or keeps reviewed/approved, with assignee and
+        /// comment), and the baseline's clashes no longer found are listed as resolved.
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<PathBuf>,
+        /// Ignore pairs whose two objects both lie in this group (e.g. cell3/robot; * and ?
+        /// match as in file names). May be given several times.
+        #[arg(long, value_name = "GROUP")]
+        ignore_within: Vec<String>,
+        /// Ignore pairs of parts of the same assembly (the same group).
+        #[arg(long)]
+        ignore_same_group: bool,
+        /// Ignore pairs matching two name patterns A,B (object paths; either order; * and ?).
+        /// May be given several times.
+        #[arg(long, value_name = "A,B")]
+        ignore: Vec<String>,
+        /// Report only hard clashes deeper than this: touches and volume clashes that
+        /// separate within it are ignored (file units, or with mm, cm, m, in like --clearance).
+        #[arg(long, value_name = "DEPTH")]
+        min_depth: Option<String>,
+        /// Write the clashes as a BCF archive (.bcfzip): one topic per clash with its status,
+        /// a viewpoint and a PNG snapshot.
+        #[arg(long, value_name = "FILE")]
+        bcf: Option<PathBuf>,
+        /// BCF version: 3.0 (default) or 2.1.
+        #[arg(long, value_name = "VERSION", default_value = "3.0")]
+        bcf_version: String,
+        /// Snapshot size for --bcf: pixels along the longest edge of the clash's box
+        /// (0: no snapshots).
+        #[arg(long, value_name = "PIXELS", default_value_t = 480)]
+        snapshot_resolution: u32,
     },
     /// Write a generated factory hall (the factory-scale benchmark's scene): a grid of cells,
     /// robot cells of the shared real meshes (default) or 12-part gear assemblies, as
@@ -153,6 +191,14 @@ fn run(cli: Cli) -> Result<(), String> {
         clearance,
         units,
         default_units,
+        baseline,
+        ignore_within,
+        ignore_same_group,
+        ignore,
+        min_depth,
+        bcf,
+        bcf_version,
+        snapshot_resolution,
     } = cmd
     else {
         return Err("unreachable command".into());
@@ -187,15 +233,60 @@ fn run(cli: Cli) -> Result<(), String> {
         broad_phase: broad.parse::<BroadPhase>()?,
         clearance: None,
     };
+    let bcf_version = bcf_version.parse::<BcfVersion>()?;
+    if let Some(path) = &bcf {
+        writable(path, "--bcf")?;
+    }
     let t0 = ldiclash::clock::now_ms();
-    let scene = load_inputs(&inputs, &units)?;
+    let (scene, reviews) = load_inputs(&inputs, &units)?;
     let load_ms = ldiclash::clock::now_ms() - t0;
     let opts = CheckOptions {
         clearance: clearance
             .as_deref()
-            .map(|c| clearance_in_file_units(c, &scene))
+            .map(|c| length_in_file_units(c, &scene, "--clearance"))
             .transpose()?,
         ..opts
+    };
+    // Rules: the scene files' review sections, then the command line's.
+    let mut rules = Rules::default();
+    let mut saved = Vec::new();
+    for r in reviews {
+        rules.ignore.extend(r.rules.ignore);
+        rules.min_depth = r.rules.min_depth.or(rules.min_depth);
+        saved.extend(r.clashes);
+    }
+    rules
+        .ignore
+        .extend(ignore_within.into_iter().map(|g| IgnoreRule {
+            within: Some(g),
+            ..IgnoreRule::default()
+        }));
+    if ignore_same_group {
+        rules.ignore.push(IgnoreRule {
+            same_group: true,
+            ..IgnoreRule::default()
+        });
+    }
+    for pair in ignore {
+        let Some((a, b)) = pair.split_once(',') else {
+            return Err(format!(
+                "--ignore {pair}: give two name patterns separated by a comma, like 'robot/*,fence*'"
+            ));
+        };
+        rules.ignore.push(IgnoreRule {
+            a: Some(a.trim().to_string()),
+            b: Some(b.trim().to_string()),
+            ..IgnoreRule::default()
+        });
+    }
+    if let Some(d) = min_depth {
+        rules.min_depth = Some(length_in_file_units(&d, &scene, "--min-depth")?);
+    }
+    rules.validate()?;
+    let (baseline_clashes, baseline_source) = match &baseline {
+        Some(path) => (read_baseline(path)?, Some(path.display().to_string())),
+        None if !saved.is_empty() => (saved, Some("the scene file's review".to_string())),
+        None => (Vec::new(), None),
     };
     let interactive = std::io::stderr().is_terminal();
     let mut last = 0.0;
@@ -212,7 +303,12 @@ fn run(cli: Cli) -> Result<(), String> {
     };
     let mut report = run_check(&scene, &opts, &mut progress)?;
     annotate_report(&scene, &units, &mut report);
+    apply_rules(&mut report, &rules);
+    apply_baseline(&mut report, &baseline_clashes, baseline_source);
     report.timings_ms.insert("load".into(), load_ms);
+    if let Some(path) = &bcf {
+        write_bcf(&scene, &report, path, bcf_version, snapshot_resolution)?;
+    }
     let out = if json {
         report.to_json() + "\n"
     } else {
@@ -251,8 +347,12 @@ fn run_check(scene: &Scene, opts: &CheckOptions, progress: Progress<'_>) -> Resu
 /// Mesh files become objects named after the file (placed as in the file; a file of several
 /// parts becomes one object per part, `file/part…`); scene files bring their objects. Names
 /// must be unique; repeated mesh names get `#2`, `#3`, …. Units converted by `units`.
-fn load_inputs(inputs: &[PathBuf], units: &UnitSettings) -> Result<Scene, String> {
+fn load_inputs(
+    inputs: &[PathBuf],
+    units: &UnitSettings,
+) -> Result<(Scene, Vec<ReviewFile>), String> {
     let mut scene = Scene::new();
+    let mut reviews = Vec::new();
     for path in inputs {
         let bytes =
             std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -269,6 +369,7 @@ fn load_inputs(inputs: &[PathBuf], units: &UnitSettings) -> Result<Scene, String
             )
             .map_err(|e| format!("{}: {e}", path.display()))?;
             scene.append(sub);
+            reviews.extend(file.review);
         } else {
             let name = path.display().to_string();
             let loaded =
@@ -289,23 +390,94 @@ fn load_inputs(inputs: &[PathBuf], units: &UnitSettings) -> Result<Scene, String
                 .map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
-    Ok(scene)
+    Ok((scene, reviews))
 }
 
-/// `--clearance`: a number in file units, or a number with a unit converted to the scene's
-/// units (which every object must declare, and alike).
-fn clearance_in_file_units(text: &str, scene: &Scene) -> Result<f64, String> {
+/// Fail early (before a long check) when `path` cannot be written.
+fn writable(path: &Path, option: &str) -> Result<(), String> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(format!(
+            "{option} {}: the folder {} does not exist",
+            path.display(),
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
+/// The clashes of a previous review: a report (`--json` output) or a scene file with a
+/// `review` section.
+fn read_baseline(path: &Path) -> Result<Vec<ClashState>, String> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| format!("--baseline: cannot read {}: {e}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+        format!(
+            "--baseline {}: not JSON (line {}, column {}): {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        )
+    })?;
+    if value.get("pairs").is_some() {
+        let report: Report = serde_json::from_value(value)
+            .map_err(|e| format!("--baseline {}: not an ldiclash report: {e}", path.display()))?;
+        return Ok(clash_states(&report));
+    }
+    if value.get("objects").is_some() {
+        let file =
+            SceneFile::parse(&bytes).map_err(|e| format!("--baseline {}: {e}", path.display()))?;
+        return Ok(file.review.map(|r| r.clashes).unwrap_or_default());
+    }
+    Err(format!(
+        "--baseline {}: neither an ldiclash report (no \"pairs\") nor a scene file (no \"objects\")",
+        path.display()
+    ))
+}
+
+/// `--bcf`: the report's clashes as a BCF archive.
+fn write_bcf(
+    scene: &Scene,
+    report: &Report,
+    path: &Path,
+    version: BcfVersion,
+    snapshot_resolution: u32,
+) -> Result<(), String> {
+    let topics = ldiclash::review::bcf::topics(scene, report, snapshot_resolution)
+        .map_err(|e| format!("--bcf: cannot draw a snapshot: {e}"))?;
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let header = ldiclash::review::bcf::Header {
+        author: "ldiclash".into(),
+        date: iso8601_utc(secs),
+    };
+    let bytes =
+        ldiclash::review::bcf::write(&topics, &header, version).map_err(|e| e.to_string())?;
+    std::fs::write(path, bytes).map_err(|e| format!("--bcf: cannot write {}: {e}", path.display()))
+}
+
+/// `--clearance`, `--min-depth`: a number in file units, or a number with a unit converted to
+/// the scene's units (which every object must declare, and alike).
+fn length_in_file_units(text: &str, scene: &Scene, option: &str) -> Result<f64, String> {
     let t = text.trim();
     let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let value: f64 = num.trim().parse().map_err(|_| {
-        format!(
-            "--clearance {text}: expected a number, optionally with mm, cm, m or in (like 20mm)"
-        )
+        format!("{option} {text}: expected a number, optionally with mm, cm, m or in (like 20mm)")
     })?;
-    if !(value.is_finite() && value > 0.0) {
+    let zero_ok = option == "--min-depth";
+    if !(value.is_finite() && (value > 0.0 || (zero_ok && value == 0.0))) {
         return Err(format!(
-            "--clearance {text}: the clearance must be greater than 0"
+            "{option} {text}: must be {}",
+            if zero_ok {
+                "0 or more"
+            } else {
+                "greater than 0"
+            }
         ));
     }
     let metres = match unit.trim() {
@@ -316,7 +488,7 @@ fn clearance_in_file_units(text: &str, scene: &Scene) -> Result<f64, String> {
         "in" => 0.0254,
         u => {
             return Err(format!(
-                "--clearance {text}: unknown unit '{u}': use mm, cm, m or in"
+                "{option} {text}: unknown unit '{u}': use mm, cm, m or in"
             ))
         }
     };
@@ -327,10 +499,10 @@ fn clearance_in_file_units(text: &str, scene: &Scene) -> Result<f64, String> {
     match first.metres_per_unit() {
         Some(per) if units.iter().all(|&u| u == first) => Ok(value * metres / per),
         _ if units.iter().any(|&u| u != first) => Err(format!(
-            "--clearance {text}: the objects' files declare different units; give the clearance in file units (a number without a unit)"
+            "{option} {text}: the objects' files declare different units; give the clearance in file units (a number without a unit)"
         )),
         _ => Err(format!(
-            "--clearance {text}: the scene's files do not declare their units (STL, OBJ, PLY and OFF have none); give the clearance in file units, e.g. --clearance {value}"
+            "{option} {text}: the scene's files do not declare their units (STL, OBJ, PLY and OFF have none); give the clearance in file units, e.g. {option} {value}"
         )),
     }
 }
@@ -492,7 +664,7 @@ fn animate(a: AnimateArgs) -> Result<(), String> {
         };
         let def = Deformer::from_name(d, a.amplitude.unwrap_or(default_amplitude(d)))
             .map_err(|e| e.to_string())?;
-        let scene = load_inputs(&a.inputs, &UnitSettings::default())?;
+        let (scene, _) = load_inputs(&a.inputs, &UnitSettings::default())?;
         Animation::from_scene(&first, scene, def, options).map_err(|e| e.to_string())?
     };
     anim.set_speed(a.speed);

@@ -462,6 +462,10 @@ fn exact_pairs(
                 separation: None,
                 direction: None,
                 separations: Vec::new(),
+                id: None,
+                status: None,
+                assignee: None,
+                comment: None,
             });
         }
     }
@@ -873,6 +877,10 @@ fn clearance_report(a: &Object, b: &Object, c: &Closest) -> PairReport {
         separation: None,
         direction: None,
         separations: Vec::new(),
+        id: None,
+        status: None,
+        assignee: None,
+        comment: None,
     }
 }
 
@@ -899,6 +907,10 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
         separation: None,
         direction: None,
         separations: Vec::new(),
+        id: None,
+        status: None,
+        assignee: None,
+        comment: None,
     };
     if volume {
         let n = acc.volumes.len().max(1) as f64;

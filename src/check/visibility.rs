@@ -44,6 +44,10 @@ pub(crate) async fn visibility_check<E: Engine>(
         separation: None,
         direction: None,
         separations: Vec::new(),
+        id: None,
+        status: None,
+        assignee: None,
+        comment: None,
     };
     let axes: Vec<Axis> = match &opts.axes {
         Axes::Auto => Axis::ALL.to_vec(),

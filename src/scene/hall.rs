@@ -185,6 +185,7 @@ impl Hall {
     pub fn scene_file(&self, mesh_dir: &str) -> SceneFile {
         SceneFile {
             units: None,
+            review: None,
             objects: self
                 .placements
                 .iter()

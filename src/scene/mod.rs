@@ -133,6 +133,9 @@ pub enum SceneError {
     /// A unit name that is not known.
     #[error("scene file: {0}")]
     Units(String),
+    /// The review section's rules do not make sense.
+    #[error("scene file: review: {0}")]
+    Review(String),
     /// The transform has NaN/inf or is singular.
     #[error(
         "object '{0}': world_from_object must be 16 finite numbers with a non-zero determinant"
@@ -196,6 +199,10 @@ pub struct SceneFile {
     pub units: Option<String>,
     /// The objects.
     pub objects: Vec<SceneEntry>,
+    /// The clash review (issue 11), optional: ignore rules, the depth tolerance and the
+    /// clashes with their statuses, assignees and comments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<crate::review::ReviewFile>,
 }
 
 impl SceneFile {
@@ -207,6 +214,9 @@ impl SceneFile {
             column: e.column(),
         })?;
         file.declared_units()?;
+        if let Some(r) = &file.review {
+            r.rules.validate().map_err(SceneError::Review)?;
+        }
         Ok(file)
     }
 
