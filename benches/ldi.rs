@@ -11,7 +11,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::Vec3;
-use ldiclash::collide::{self_intersections, volume_overlaps};
+use ldiclash::collide::{self_intersections, volume_overlaps, volume_overlaps_within};
 use ldiclash::ldi::{Axis, LdiView, Region, ViewDesc};
 use ldiclash::mesh::shapes::{plane_stack, uv_sphere};
 use ldiclash::mesh::Mesh;
@@ -105,6 +105,11 @@ fn throughput(c: &mut Criterion) {
     });
     g.bench_function("volume_analysis_512", |b| {
         b.iter(|| volume_overlaps(&ldi, &view))
+    });
+    // Issue 13's border coverage: the same analysis weighting the pixels an outline crosses.
+    let outline = view.footprint(&region);
+    g.bench_function("volume_analysis_512_border_coverage", |b| {
+        b.iter(|| volume_overlaps_within(&ldi, &view, outline))
     });
     g.finish();
 }

@@ -95,9 +95,19 @@ fn cs_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let x = params.x0 + p % params.width;
     let y = params.y0 + p / params.width;
+    // Border coverage (issue 13): the share of the pixel inside the pair's box overlap.
+    var share = 1.0;
+    let o = params.outline;
+    if o.z >= o.x {
+        let fx = f32(x);
+        let fy = f32(y);
+        let w = clamp(min(fx + 1.0, o.z) - max(fx, o.x), 0.0, 1.0);
+        let h = clamp(min(fy + 1.0, o.w) - max(fy, o.y), 0.0, 1.0);
+        share = w * h;
+    }
     for (var q = 0u; q < accs; q = q + 1u) {
         let key = acc_pair[q];
-        let q32 = fixed(acc_total[q]);
+        let q32 = fixed(acc_total[q] * share);
         let old = atomicAdd(&pairs[key].sum_lo, q32);
         if old + q32 < old {
             atomicAdd(&pairs[key].sum_hi, 1u);

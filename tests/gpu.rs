@@ -17,7 +17,7 @@ use common::gpu::{ctx, lock};
 use common::{objects, view_of};
 use glam::Vec3;
 use ldiclash::collide::{
-    self_intersections, separation_along, surface_contacts, volume_overlaps, PairSeparation,
+    self_intersections, separation_along, surface_contacts, volume_overlaps_within, PairSeparation,
 };
 use ldiclash::gpu::{
     block_on, build_ldi, run, settle_separation, Analyses, LdiDesc, LdiMethod, SeparationAsk,
@@ -258,8 +258,14 @@ fn gpu_analyses_equal_cpu_analyses() {
             let objs = objects(meshes);
             let (ldi, _) = rasterize(&view, &objs).unwrap();
             let eps = view.pixel_size;
+            // Border coverage (issue 13) through fractional pixels on axis views.
+            let (w, h) = (f64::from(view.width), f64::from(view.height));
+            let outline = view
+                .axis
+                .map(|_| [w * 0.2 + 0.3, h * 0.2 + 0.7, w * 0.8 + 0.4, h * 0.75 + 0.1]);
             let want = Analyses {
                 volume: true,
+                volume_outline: outline.map(|o| o.map(|v| v as f32)),
                 surface_eps: Some((eps / view.depth_extent) as f32),
                 self_object: Some(0),
                 read_ldi: false,
@@ -274,7 +280,7 @@ fn gpu_analyses_equal_cpu_analyses() {
                 let out = block_on(run(ctx, &view, &objs, &desc, &want)).unwrap();
                 let what = format!("{name} {d:?} {method:?}");
                 // Volumes.
-                let cpu = volume_overlaps(&ldi, &view);
+                let cpu = volume_overlaps_within(&ldi, &view, outline);
                 assert_eq!(cpu.len(), out.volume.len(), "{what}: volume pairs");
                 for (c, g) in cpu.iter().zip(&out.volume) {
                     assert_eq!((c.a, c.b), (g.a, g.b), "{what}");
@@ -382,6 +388,7 @@ fn tiles_give_the_one_tile_result() {
     let (cpu, _) = rasterize(&view, &objs).unwrap();
     let want = Analyses {
         volume: true,
+        volume_outline: None,
         surface_eps: Some(0.01),
         self_object: Some(2),
         read_ldi: true,

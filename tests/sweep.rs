@@ -1,8 +1,9 @@
 //! README "Accuracy", the resolution sweep (issue 13 item 2): on every scene of `tests/data`,
 //! at resolutions 64, 128, 256, 512 and 1024 with axes `auto` and `x,y,z`, the check finds
 //! exactly the reference's colliding pairs, and each closed pair's volume stays within
-//! [`VOLUME_ERROR`] of the mesh-boolean reference at every setting, with a spread across the
-//! ten settings of at most [`VOLUME_SPREAD`] of it. Each test prints its table
+//! [`VOLUME_ERROR`] of the mesh-boolean reference from resolution 128 up ([`VOLUME_ERROR_64`]
+//! at 64, where a pixel is 1/64 of the box), with a spread across the ten settings of at most
+//! [`VOLUME_SPREAD`] of it. Each test prints its table
 //! (`cargo test --test sweep -- --nocapture`).
 //!
 //! Cost: the checks run in the test profile (debug), pairs only (`self_check: false`: the
@@ -26,11 +27,14 @@ use ldiclash::report::Kind;
 const RESOLUTIONS: [u32; 5] = [64, 128, 256, 512, 1024];
 /// The axes settings it covers.
 const AXES: [&str; 2] = ["auto", "x,y,z"];
-/// Largest relative volume error against the mesh-boolean reference at any setting.
-const VOLUME_ERROR: f64 = 0.013;
+/// Largest relative volume error against the mesh-boolean reference from 128 up (with the
+/// border coverage of issue 13; measured at most 0.32%, the gripper at 128 with `x,y,z`).
+const VOLUME_ERROR: f64 = 0.005;
+/// The same at 64 (measured −2.41%, the gripper with `x,y,z`).
+const VOLUME_ERROR_64: f64 = 0.025;
 /// Largest spread `(max − min) / reference` of a pair's volume across the settings (the
-/// gripper pair swings from −1.24% at 64 to +0.99% at 128 with `x,y,z`: 2.23%).
-const VOLUME_SPREAD: f64 = 0.025;
+/// gripper pair swings from −2.41% at 64 to +0.32% at 128 with `x,y,z`: 2.73%).
+const VOLUME_SPREAD: f64 = 0.03;
 
 fn ordered(a: &str, b: &str) -> (String, String) {
     if a < b {
@@ -89,6 +93,15 @@ fn sweep(dir: &str) {
                 assert_eq!(p.kind, Kind::Volume, "{dir} {resolution} {axes}: {key:?}");
                 let v = p.volume.unwrap();
                 line += &format!("  {}/{} {:+.3}%", key.0, key.1, 100.0 * (v - *want) / *want);
+                let bound = if resolution < 128 {
+                    VOLUME_ERROR_64
+                } else {
+                    VOLUME_ERROR
+                };
+                assert!(
+                    rel(v, *want) <= bound,
+                    "{dir} {key:?} at {resolution} with axes {axes}: volume {v} vs {want}"
+                );
                 got.push(v);
             }
             println!("{line}");
@@ -112,7 +125,7 @@ fn sweep(dir: &str) {
             100.0 * spread
         );
         assert_eq!(got.len(), RESOLUTIONS.len() * AXES.len());
-        assert!(worst <= VOLUME_ERROR, "{dir} {key:?}: error {worst}");
+        assert!(worst <= VOLUME_ERROR_64, "{dir} {key:?}: error {worst}");
         assert!(spread <= VOLUME_SPREAD, "{dir} {key:?}: spread {spread}");
     }
 }

@@ -20,6 +20,9 @@ struct GpuAnalysisParams {
     pad0: u32,
     pad1: u32,
     pad2: u32,
+    // Volume pass: the pair's box overlap outline in image pixels (x0, y0, x1, y1); a pixel
+    // it crosses counts with its share inside (issue 13). x1 < x0: none.
+    outline: vec4<f32>,
 }
 
 // One pair (a < b) at index a * MAX_OBJECTS + b. Sums are fixed point (2^-31 per unit of

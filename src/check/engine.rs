@@ -143,6 +143,7 @@ async fn run_gpu(
     let whole = pair && (rest || job.whole(&view, &blocks));
     let want = crate::gpu::Analyses {
         volume: pair && job.volume && !rest,
+        volume_outline: job.outline(&objects, &view).map(|o| o.map(|v| v as f32)),
         surface_eps: (pair && !rest).then_some((eps / view.depth_extent) as f32),
         self_object: (!pair).then_some(0),
         read_ldi: false,

@@ -18,7 +18,7 @@ use super::coarse::{blocks_for, MeetingCell};
 use super::options::{CheckError, CheckOptions};
 use crate::clock::now_ms;
 use crate::collide::{
-    overlap_union, self_intersections, surface_contacts, volume_overlaps, OverlapUnion,
+    overlap_union, self_intersections, surface_contacts, volume_overlaps_within, OverlapUnion,
     PairContacts, PairSeparation, PairVolume,
 };
 use crate::ldi::{Axis, Layout, LdiView, Region, ViewDesc};
@@ -133,12 +133,31 @@ impl RegionJob {
     /// The job's view: the region seen along the axis at the check's resolution, depth fitted
     /// to the objects' boxes.
     pub fn view(&self, objects: &[&Object], resolution: u32) -> Result<LdiView, CheckError> {
-        let mut view = LdiView::new(&self.region, ViewDesc::Axis(self.axis), resolution)?;
+        let desc = ViewDesc::Axis(self.axis);
+        let mut view = match self.core(objects) {
+            // A pair: the grid centred on the two boxes' overlap (issue 13's border coverage).
+            Some(core) => LdiView::with_core(&self.region, &core, desc, resolution)?,
+            None => LdiView::new(&self.region, desc, resolution)?,
+        };
         match self.subject {
             Subject::Part(_) => view.fit_depth(self.region.corners()),
             _ => view.fit_depth(objects.iter().flat_map(|o| o.aabb().corners())),
         }
         Ok(view)
+    }
+
+    /// A pair's box overlap (its overlap lies inside), when the boxes overlap.
+    pub fn core(&self, objects: &[&Object]) -> Option<Region> {
+        match (self.subject, objects) {
+            (Subject::Pair(..), [a, b, ..]) => a.aabb().intersection(&b.aabb()),
+            _ => None,
+        }
+    }
+
+    /// The outline of the pair's box overlap in `view`'s pixels, for the volume's border
+    /// coverage ([`crate::collide::volume_overlaps_within`]).
+    pub fn outline(&self, objects: &[&Object], view: &LdiView) -> Option<[f64; 4]> {
+        self.core(objects).and_then(|c| view.footprint(&c))
     }
 
     /// The blocks of `view` the LDI covers.
@@ -255,7 +274,7 @@ pub fn run_cpu(
         Subject::Pair(..) if job.rest.is_none() => {
             answer.volume = job
                 .volume
-                .then(|| volume_overlaps(&ldi, &view))
+                .then(|| volume_overlaps_within(&ldi, &view, job.outline(&objects, &view)))
                 .and_then(|v| v.into_iter().find(|p| (p.a, p.b) == (0, 1)));
             answer.contact = surface_contacts(&ldi, &view, eps)
                 .into_iter()

@@ -37,4 +37,4 @@ pub use visibility::{
     convex_pairs, cullide, cullide_all, is_convex, ConvexPair, CullideOptions, CullidePair,
     CullideResult, CullideStats, ViewSets, VisibilityError, MAX_VISIBILITY_RESOLUTION,
 };
-pub use volume::{volume_overlaps, PairVolume};
+pub use volume::{coverage, volume_overlaps, volume_overlaps_within, PairVolume};

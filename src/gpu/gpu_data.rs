@@ -93,6 +93,9 @@ pub struct GpuSortParams {
     pub pad: u32,
 }
 
+/// No outline: every pixel counts whole.
+pub const NO_OUTLINE: [f32; 4] = [1.0, 1.0, 0.0, 0.0];
+
 /// `GpuAnalysisParams` (shaders/common/analysis.wgsl).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
@@ -121,6 +124,9 @@ pub struct GpuAnalysisParams {
     pub pad1: u32,
     /// Padding.
     pub pad2: u32,
+    /// Volume pass: the pair's box overlap outline in image pixels `[x0, y0, x1, y1]`; a
+    /// pixel it crosses counts with its share inside (issue 13). `x1 < x0`: none.
+    pub outline: [f32; 4],
 }
 
 /// `GpuPairAcc` (shaders/common/analysis.wgsl): one pair's accumulators.
@@ -353,7 +359,7 @@ mod tests {
         assert_eq!(size_of::<GpuStatus>(), 16);
         assert_eq!(size_of::<GpuScanParams>(), 16);
         assert_eq!(size_of::<GpuSortParams>(), 16);
-        assert_eq!(size_of::<GpuAnalysisParams>(), 48);
+        assert_eq!(size_of::<GpuAnalysisParams>(), 64);
         assert_eq!(size_of::<GpuPairAcc>(), 48);
         assert_eq!(size_of::<GpuVisTri>(), 108);
         assert_eq!(size_of::<GpuVisParams>(), 32);

@@ -23,7 +23,7 @@ use super::context::GpuContext;
 use super::error::GpuError;
 use super::gpu_data::{
     depth_from_key, GpuAnalysisParams, GpuFragment, GpuPairAcc, GpuSelfAcc, GpuStatus, GpuTile,
-    GpuVertex,
+    GpuVertex, NO_OUTLINE,
 };
 use super::passes::{self, bind_group, dispatch_size, uniform, GeometryDraw};
 use super::readback::read_pod;
@@ -98,6 +98,9 @@ pub struct LdiDesc {
 pub struct Analyses {
     /// Intersection volumes of every pair.
     pub volume: bool,
+    /// The volume's border coverage (issue 13): the pair's box overlap outline in image
+    /// pixels (`LdiView::footprint`); `None` counts every pixel whole.
+    pub volume_outline: Option<[f32; 4]>,
     /// Surface contacts with this tolerance in normalised depth.
     pub surface_eps: Option<f32>,
     /// Self-collision of this object.
@@ -667,6 +670,7 @@ pub async fn run(
                         pad0: 0,
                         pad1: 0,
                         pad2: 0,
+                        outline: want.volume_outline.unwrap_or(NO_OUTLINE),
                     },
                 );
                 if want.volume {

@@ -150,6 +150,7 @@ impl SeparationRun {
                 pad0: 0,
                 pad1: 0,
                 pad2: 0,
+                outline: super::gpu_data::NO_OUTLINE,
             },
         );
         let before = self.values;

@@ -203,6 +203,29 @@ pub const MAX_RESOLUTION: u32 = 16384;
 impl LdiView {
     /// A view of `region` with `resolution` pixels along the region's longest edge.
     pub fn new(region: &Region, desc: ViewDesc, resolution: u32) -> Result<Self, ViewError> {
+        Self::build(region, None, desc, resolution)
+    }
+
+    /// [`LdiView::new`] with the pixel grid centred on `core` (a box inside `region`, such as
+    /// a pair's box overlap inside its padded region) and grown by whole pixels to cover
+    /// `region`: every pixel the core's outline crosses has at least half its area inside
+    /// the core, so its centre (the sample) lies inside. [`LdiView::footprint`] gives the
+    /// core's outline for the volume's border coverage (issue 13).
+    pub fn with_core(
+        region: &Region,
+        core: &Region,
+        desc: ViewDesc,
+        resolution: u32,
+    ) -> Result<Self, ViewError> {
+        Self::build(region, Some(core), desc, resolution)
+    }
+
+    fn build(
+        region: &Region,
+        core: Option<&Region>,
+        desc: ViewDesc,
+        resolution: u32,
+    ) -> Result<Self, ViewError> {
         if resolution == 0 || resolution > MAX_RESOLUTION {
             return Err(ViewError::Resolution(resolution));
         }
@@ -249,15 +272,39 @@ impl LdiView {
         let longest = f64::from(region.size().max_element());
         // A flat or point-like region (touching boxes) still gets a usable pixel.
         let pixel_size = (longest / f64::from(resolution)).max(scale * 1e-7);
-        let cells = |lo: f64, hi: f64| -> (u32, f64) {
-            let n = ((hi - lo) / pixel_size - 1e-9).ceil().max(1.0);
+        let cells = |lo: f64, hi: f64, core: Option<(f64, f64)>| -> (u32, f64) {
+            let (n, centre) = match core {
+                // The core's pixels, centred on it, and whole pixels around them up to the
+                // region's extent.
+                Some((clo, chi)) if clo >= lo && chi <= hi && clo <= chi => {
+                    let inner = ((chi - clo) / pixel_size - 1e-9).ceil().max(1.0);
+                    let spare = 0.5 * (inner * pixel_size - (chi - clo));
+                    let side = (clo - lo).max(hi - chi) - spare;
+                    let k = (side / pixel_size - 1e-9).ceil().max(0.0);
+                    (inner + 2.0 * k, 0.5 * (clo + chi))
+                }
+                // Centre the grid on the extent.
+                _ => (
+                    ((hi - lo) / pixel_size - 1e-9).ceil().max(1.0),
+                    0.5 * (lo + hi),
+                ),
+            };
             let n = n.min(f64::from(MAX_RESOLUTION));
-            // Centre the grid on the extent.
-            let start = 0.5 * (lo + hi) - 0.5 * n * pixel_size;
+            let start = centre - 0.5 * n * pixel_size;
             (n as u32, start)
         };
-        let (width, u0) = cells(ulo, uhi);
-        let (height, v0) = cells(vlo, vhi);
+        let core_range = |axis: DVec3| {
+            core.map(|c| {
+                c.corners()
+                    .iter()
+                    .map(|p| p.as_dvec3().dot(axis))
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| {
+                        (lo.min(t), hi.max(t))
+                    })
+            })
+        };
+        let (width, u0) = cells(ulo, uhi, core_range(u));
+        let (height, v0) = cells(vlo, vhi, core_range(v));
         Ok(Self {
             dir,
             u,
@@ -271,6 +318,20 @@ impl LdiView {
             depth_extent: (dhi - dlo).max(pixel_size),
             axis,
         })
+    }
+
+    /// The outline of `core`'s image in pixel coordinates `[x0, y0, x1, y1]` for axis views
+    /// (a box seen along an axis is a rectangle), `None` for other directions.
+    pub fn footprint(&self, core: &Region) -> Option<[f64; 4]> {
+        self.axis?;
+        let (lo, hi) =
+            core.corners()
+                .iter()
+                .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), c| {
+                    let p = self.project(c.as_dvec3());
+                    (lo.min(p), hi.max(p))
+                });
+        Some([lo.x, lo.y, hi.x, hi.y])
     }
 
     /// Widen the depth range so it holds `points` (with a small margin).
