@@ -139,6 +139,38 @@ pub struct PairReport {
     pub comment: Option<String>,
 }
 
+impl PairReport {
+    /// A pair of `kind` with every measure absent (the constructors fill in theirs).
+    pub fn new(a: String, b: String, kind: Kind) -> Self {
+        Self {
+            group_a: None,
+            group_b: None,
+            id_a: None,
+            id_b: None,
+            a,
+            b,
+            kind,
+            volume: None,
+            depth: None,
+            pixels: None,
+            pixel_size: None,
+            epsilon: None,
+            axes: Vec::new(),
+            overlap_box: None,
+            triangle_pairs: None,
+            distance: None,
+            closest: None,
+            separation: None,
+            direction: None,
+            separations: Vec::new(),
+            id: None,
+            status: None,
+            assignee: None,
+            comment: None,
+        }
+    }
+}
+
 /// How far `b` must move along one direction to leave `a`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct DirectionalSeparation {

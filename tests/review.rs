@@ -116,6 +116,16 @@ fn report(args: &[&str]) -> (Report, String) {
     (serde_json::from_str(&text).unwrap(), text)
 }
 
+/// `check SCENE --clearance 0.05 --no-self --json [--baseline B] EXTRA…`.
+fn clearance_check(scene: &Path, baseline: Option<&Path>, extra: &[&str]) -> (Report, String) {
+    let mut args = vec![s(scene), "--clearance", "0.05", "--no-self", "--json"];
+    if let Some(b) = baseline {
+        args.extend(["--baseline", s(b)]);
+    }
+    args.extend(extra);
+    report(&args)
+}
+
 fn pair<'a>(r: &'a Report, a: &str, b: &str) -> Option<&'a PairReport> {
     r.pairs
         .iter()
@@ -137,7 +147,7 @@ fn statuses_follow_navisworks_across_moves() {
         &[("a", None, 0.0), ("b", None, 0.8), ("c", None, -1.01)],
         "",
     );
-    let (r1, _) = report(&[s(&first), "--clearance", "0.05", "--no-self", "--json"]);
+    let (r1, _) = clearance_check(&first, None, &[]);
     let ab = pair(&r1, "a", "b").expect("a and b overlap");
     assert_eq!(ab.kind, Kind::Volume);
     assert!((ab.volume.unwrap() - 0.2).abs() < 0.01, "{:?}", ab.volume);
@@ -170,15 +180,7 @@ fn statuses_follow_navisworks_across_moves() {
     std::fs::write(&base1, serde_json::to_string(&base).unwrap()).unwrap();
 
     // Same scene again: ids equal, a–b keeps `reviewed` and its comment, a–c becomes active.
-    let (r2, _) = report(&[
-        s(&first),
-        "--clearance",
-        "0.05",
-        "--no-self",
-        "--json",
-        "--baseline",
-        s(&base1),
-    ]);
+    let (r2, _) = clearance_check(&first, Some(&base1), &[]);
     let ab2 = pair(&r2, "a", "b").unwrap();
     assert_eq!(ab2.id.as_deref(), Some(ab_id.as_str()));
     assert_eq!(ab2.status, Some(Status::Reviewed));
@@ -194,25 +196,9 @@ fn statuses_follow_navisworks_across_moves() {
         "",
     );
     let base2 = d.path("base2.json");
-    let (_, text) = report(&[
-        s(&first),
-        "--clearance",
-        "0.05",
-        "--no-self",
-        "--json",
-        "--baseline",
-        s(&base1),
-    ]);
+    let (_, text) = clearance_check(&first, Some(&base1), &[]);
     std::fs::write(&base2, text).unwrap();
-    let (r3, text3) = report(&[
-        s(&second),
-        "--clearance",
-        "0.05",
-        "--no-self",
-        "--json",
-        "--baseline",
-        s(&base2),
-    ]);
+    let (r3, text3) = clearance_check(&second, Some(&base2), &[]);
     assert!(pair(&r3, "a", "b").is_none());
     let ac3 = pair(&r3, "a", "c").unwrap();
     assert_eq!(ac3.kind, Kind::Volume);
@@ -229,15 +215,7 @@ fn statuses_follow_navisworks_across_moves() {
     // b comes back: a resolved clash found again is active, and keeps its comment.
     let base3 = d.path("base3.json");
     std::fs::write(&base3, text3).unwrap();
-    let (r4, _) = report(&[
-        s(&first),
-        "--clearance",
-        "0.05",
-        "--no-self",
-        "--json",
-        "--baseline",
-        s(&base3),
-    ]);
+    let (r4, _) = clearance_check(&first, Some(&base3), &[]);
     let ab4 = pair(&r4, "a", "b").unwrap();
     assert_eq!(ab4.status, Some(Status::Active));
     assert_eq!(ab4.comment.as_deref(), Some("weld seam, check with Anna"));
@@ -406,7 +384,7 @@ fn bcf_export_read_by_an_independent_reader() {
         ],
         "",
     );
-    let (r1, text) = report(&[s(&first), "--clearance", "0.05", "--no-self", "--json"]);
+    let (r1, text) = clearance_check(&first, None, &[]);
     assert_eq!(r1.pairs.len(), 2);
     let mut base: Report = serde_json::from_str(&text).unwrap();
     let ab_id = pair(&base, "a", "b").unwrap().id.clone().unwrap();
@@ -431,19 +409,11 @@ fn bcf_export_read_by_an_independent_reader() {
     );
     for (version, file) in [("3.0", "out3.bcfzip"), ("2.1", "out21.bcfzip")] {
         let out_path = d.path(file);
-        let (r, _) = report(&[
-            s(&second),
-            "--clearance",
-            "0.05",
-            "--no-self",
-            "--json",
-            "--baseline",
-            s(&base_path),
-            "--bcf",
-            s(&out_path),
-            "--bcf-version",
-            version,
-        ]);
+        let (r, _) = clearance_check(
+            &second,
+            Some(&base_path),
+            &["--bcf", s(&out_path), "--bcf-version", version],
+        );
         assert_eq!((r.pairs.len(), r.resolved.len()), (1, 1));
         let read = read_bcf(&python, &out_path);
         assert_eq!(read["version"], version);
@@ -511,17 +481,7 @@ fn bcf_export_read_by_an_independent_reader() {
     }
     // The same clash keeps its topic GUID from one export to the next.
     let again = d.path("again.bcfzip");
-    report(&[
-        s(&second),
-        "--clearance",
-        "0.05",
-        "--json",
-        "--no-self",
-        "--baseline",
-        s(&base_path),
-        "--bcf",
-        s(&again),
-    ]);
+    clearance_check(&second, Some(&base_path), &["--bcf", s(&again)]);
     let g = |f: &Path| {
         let mut v: Vec<String> = read_bcf(&python, f)["topics"]
             .as_array()

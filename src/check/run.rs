@@ -439,33 +439,16 @@ fn exact_pairs(
         stats.exact_tests += c.tested;
         if c.collides() {
             report.pairs.push(PairReport {
-                group_a: None,
-                group_b: None,
-                id_a: None,
-                id_b: None,
-                a: scene.objects[i].name.clone(),
-                b: scene.objects[j].name.clone(),
-                kind: Kind::Exact,
-                volume: None,
-                depth: None,
-                pixels: None,
-                pixel_size: None,
-                epsilon: None,
-                axes: Vec::new(),
                 overlap_box: c
                     .bbox
                     .or_else(|| boxes[i].intersection(&boxes[j]))
                     .map(box_array),
                 triangle_pairs: Some(c.intersecting),
-                distance: None,
-                closest: None,
-                separation: None,
-                direction: None,
-                separations: Vec::new(),
-                id: None,
-                status: None,
-                assignee: None,
-                comment: None,
+                ..PairReport::new(
+                    scene.objects[i].name.clone(),
+                    scene.objects[j].name.clone(),
+                    Kind::Exact,
+                )
             });
         }
     }
@@ -857,60 +840,21 @@ fn acc_box(b: &mut Option<Region>, r: Region) {
 fn clearance_report(a: &Object, b: &Object, c: &Closest) -> PairReport {
     let (lo, hi) = (c.a.min(c.b), c.a.max(c.b));
     PairReport {
-        group_a: None,
-        group_b: None,
-        id_a: None,
-        id_b: None,
-        a: a.name.clone(),
-        b: b.name.clone(),
-        kind: Kind::Clearance,
-        volume: None,
-        depth: None,
-        pixels: None,
-        pixel_size: None,
-        epsilon: None,
-        axes: Vec::new(),
         overlap_box: Some(box_array(Region::new(lo.as_vec3(), hi.as_vec3()))),
-        triangle_pairs: None,
         distance: Some(c.distance),
         closest: Some([c.a.to_array(), c.b.to_array()]),
-        separation: None,
-        direction: None,
-        separations: Vec::new(),
-        id: None,
-        status: None,
-        assignee: None,
-        comment: None,
+        ..PairReport::new(a.name.clone(), b.name.clone(), Kind::Clearance)
     }
 }
 
 /// Turn merged per-axis results into a pair report (or none).
 fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<PairReport> {
     let mut pair = PairReport {
-        group_a: None,
-        group_b: None,
-        id_a: None,
-        id_b: None,
-        a: a.name.clone(),
-        b: b.name.clone(),
-        kind: Kind::Surface,
-        volume: None,
-        depth: None,
-        pixels: None,
         pixel_size: Some(acc.pixel_size),
         epsilon: Some(acc.epsilon),
         axes: acc.axes.clone(),
         overlap_box: acc.bbox.map(box_array),
-        triangle_pairs: None,
-        distance: None,
-        closest: None,
-        separation: None,
-        direction: None,
-        separations: Vec::new(),
-        id: None,
-        status: None,
-        assignee: None,
-        comment: None,
+        ..PairReport::new(a.name.clone(), b.name.clone(), Kind::Surface)
     };
     if volume {
         let n = acc.volumes.len().max(1) as f64;

@@ -24,30 +24,13 @@ pub(crate) async fn visibility_check<E: Engine>(
 ) -> Result<(), CheckError> {
     let meshes: Vec<&crate::mesh::Mesh> = scene.objects.iter().map(|o| o.world()).collect();
     let pair_report = |i: usize, j: usize, kind: Kind, tri: Option<u64>| PairReport {
-        group_a: None,
-        group_b: None,
-        id_a: None,
-        id_b: None,
-        a: scene.objects[i].name.clone(),
-        b: scene.objects[j].name.clone(),
-        kind,
-        volume: None,
-        depth: None,
-        pixels: None,
-        pixel_size: None,
-        epsilon: None,
-        axes: Vec::new(),
         overlap_box: boxes[i].intersection(&boxes[j]).map(box_array),
         triangle_pairs: tri,
-        distance: None,
-        closest: None,
-        separation: None,
-        direction: None,
-        separations: Vec::new(),
-        id: None,
-        status: None,
-        assignee: None,
-        comment: None,
+        ..PairReport::new(
+            scene.objects[i].name.clone(),
+            scene.objects[j].name.clone(),
+            kind,
+        )
     };
     let axes: Vec<Axis> = match &opts.axes {
         Axes::Auto => Axis::ALL.to_vec(),
