@@ -1,0 +1,254 @@
+#!/usr/bin/env node
+// The page's speed (issue 15), measured in headless Chromium, beside three-mesh-bvh in the same
+// browser and the native `ldiclash check` on one thread, on the shared scenes:
+//
+//   - page, through the widget's API (`clear()`, `load(files)`, `check()`, `setTransform()`),
+//     for each backend (`cpu`: the wasm SIMD worker; `webgpu`: WebGPU, which is SwiftShader
+//     here): load (files handed to the widget until it has placed them), first check, and a
+//     re-check after one part moved (a rigid move of 1% of its size);
+//   - three-mesh-bvh (the npm package, in a page of the same browser): a `MeshBVH` per distinct
+//     mesh (build), then `intersectsGeometry` (BVH against BVH) for every pair whose world
+//     boxes overlap (query); after the same move, the query again for the moved part's pairs
+//     (a rigid move keeps its BVH);
+//   - native: `RAYON_NUM_THREADS=1 ldiclash check SCENE --json`, its `timings_ms.total`
+//     (the check without loading) and `load`.
+//
+// Medians of --runs (default 3). Prints a Markdown table (README "The page's speed").
+//
+//   node benches/page.mjs [--dist DIR] [--ldiclash BIN] [--runs N] [--scenes a,b]
+//
+// Needs `trunk build --release` (dist/) and a release ldiclash binary.
+
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { chromium } from "playwright-core";
+import { BASE_ARGS, CHROMIUM, WEBGPU_ARGS, serve } from "../tests/browser/harness.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const { values: opts } = parseArgs({
+  options: {
+    dist: { type: "string", default: path.join(ROOT, "dist") },
+    ldiclash: { type: "string", default: path.join(ROOT, "target", "release", "ldiclash") },
+    runs: { type: "string", default: "3" },
+    scenes: { type: "string", default: "bunny_pair,gripper_parts,kuka_folded,kuka_zero_pose" },
+  },
+});
+const RUNS = Math.max(1, Number(opts.runs) || 3);
+const SCENES = opts.scenes.split(",").filter(Boolean);
+const TIMEOUT_MS = Number(process.env.VIEWER_TIMEOUT_MS ?? 600_000);
+const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+const ms = (x) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
+
+// three-mesh-bvh's page: an import map for the bare `three` specifier its modules use.
+const BENCH_DIR = path.join(ROOT, "target", "page-bench");
+mkdirSync(BENCH_DIR, { recursive: true });
+writeFileSync(
+  path.join(BENCH_DIR, "three.html"),
+  `<!doctype html><meta charset="utf-8"><title>three-mesh-bvh</title>
+<script type="importmap">{"imports": {"three": "/nm/three/build/three.module.js",
+"three/addons/": "/nm/three/examples/jsm/", "three-mesh-bvh": "/nm/three-mesh-bvh/build/index.module.js"}}</script>
+<script type="module">
+import * as THREE from "three";
+import { STLLoader } from "three/addons/loaders/STLLoader.js";
+import { OBJLoader } from "three/addons/loaders/OBJLoader.js";
+import { MeshBVH } from "three-mesh-bvh";
+window.THREE = THREE;
+// Fetch and parse a shared scene: [{name, geometry (shared per file), matrix}].
+window.loadScene = async (scene) => {
+  const base = "/data/" + scene + "/";
+  const file = await (await fetch(base + "scene.json")).json();
+  const geoms = new Map();
+  const objects = [];
+  for (const o of file.objects) {
+    if (!geoms.has(o.file)) {
+      const buf = await (await fetch(base + o.file)).arrayBuffer();
+      let g;
+      if (o.file.toLowerCase().endsWith(".obj")) {
+        const group = new OBJLoader().parse(new TextDecoder().decode(buf));
+        g = group.children[0].geometry;
+      } else {
+        g = new STLLoader().parse(buf);
+      }
+      geoms.set(o.file, g);
+    }
+    const m = new THREE.Matrix4();
+    if (o.world_from_object) m.fromArray(o.world_from_object);
+    objects.push({ name: o.name, geometry: geoms.get(o.file), matrix: m });
+  }
+  return objects;
+};
+// Build every distinct geometry's BVH, then test every pair whose world boxes overlap.
+window.buildAndQuery = (objects) => {
+  const t0 = performance.now();
+  for (const g of new Set(objects.map((o) => o.geometry))) g.boundsTree = new MeshBVH(g);
+  const t1 = performance.now();
+  const hits = query(objects, null);
+  const t2 = performance.now();
+  return { build: t1 - t0, query: t2 - t1, hits };
+};
+function worldBox(o) {
+  if (!o.geometry.boundingBox) o.geometry.computeBoundingBox();
+  return o.geometry.boundingBox.clone().applyMatrix4(o.matrix);
+}
+function query(objects, only) {
+  const boxes = objects.map(worldBox);
+  const inv = new THREE.Matrix4();
+  const rel = new THREE.Matrix4();
+  let hits = 0;
+  for (let i = 0; i < objects.length; i++) {
+    for (let j = i + 1; j < objects.length; j++) {
+      if (only !== null && i !== only && j !== only) continue;
+      if (!boxes[i].intersectsBox(boxes[j])) continue;
+      inv.copy(objects[i].matrix).invert();
+      rel.multiplyMatrices(inv, objects[j].matrix);
+      if (objects[i].geometry.boundsTree.intersectsGeometry(objects[j].geometry, rel)) hits++;
+    }
+  }
+  return hits;
+}
+// Move object k rigidly by d (world) and query its pairs again (its BVH stays valid).
+window.moveAndQuery = (objects, k, d) => {
+  objects[k].matrix.premultiply(new THREE.Matrix4().makeTranslation(d[0], d[1], d[2]));
+  const t = performance.now();
+  const hits = query(objects, k);
+  return { requery: performance.now() - t, hits };
+};
+window.benchReady = true;
+</script>`,
+);
+
+/** Native one-thread check: its check time (timings_ms.total) and load. */
+function native(scene) {
+  const out = [];
+  for (let r = 0; r < RUNS; r++) {
+    const json = execFileSync(opts.ldiclash, ["check", path.join(ROOT, "tests", "data", scene, "scene.json"), "--json"], {
+      env: { ...process.env, RAYON_NUM_THREADS: "1" },
+      maxBuffer: 1 << 28,
+    });
+    const rep = JSON.parse(json);
+    out.push({ check: rep.timings_ms.total, load: rep.timings_ms.load, pairs: rep.pairs.length, triangles: rep.objects.reduce((s, o) => s + o.triangles, 0) });
+  }
+  return { check: median(out.map((o) => o.check)), load: median(out.map((o) => o.load)), pairs: out[0].pairs, triangles: out[0].triangles };
+}
+
+/** The widget in the page: load, first check, re-check after a move, on `backend`. */
+async function pageRun(browser, url, scene, backend) {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+  const problems = [];
+  page.on("pageerror", (err) => problems.push(err.message));
+  await page.goto(`${url}?backend=${backend}`, { waitUntil: "load", timeout: TIMEOUT_MS });
+  await page.waitForFunction(() => document.querySelector("ldi-clash-viewer")?.ready, null, { timeout: TIMEOUT_MS });
+  await page.evaluate(() => document.querySelector("ldi-clash-viewer").ready);
+  const runs = [];
+  for (let r = 0; r < RUNS; r++) {
+    runs.push(
+      await page.evaluate(
+        async ({ scene, backend }) => {
+          const v = document.querySelector("ldi-clash-viewer");
+          v.setAttribute("backend", backend);
+          await v.clear();
+          const { fetchAll } = await import("/ldi-clash-viewer.js");
+          const files = await fetchAll([`/data/${scene}/scene.json`]);
+          const t0 = performance.now();
+          await v.load(files);
+          const t1 = performance.now();
+          const first = await v.check();
+          const t2 = performance.now();
+          const objects = JSON.parse(v.viewer.objects());
+          const last = objects[objects.length - 1];
+          // Its placement from the scene file (the widget names objects as the file does).
+          const entries = (await (await fetch(`/data/${scene}/scene.json`)).json()).objects;
+          const entry = entries.find((e) => e.name === last.name);
+          if (!entry) throw new Error(`${last.name} is not in ${scene}/scene.json`);
+          const m = Array.from(entry.world_from_object ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+          const size = Math.max(...last.max.map((x, i) => x - last.min[i]));
+          m[12] += 0.01 * size;
+          v.setTransform(last.name, m);
+          const t3 = performance.now();
+          const again = await v.check();
+          const t4 = performance.now();
+          return {
+            load: t1 - t0,
+            first: t2 - t1,
+            recheck: t4 - t3,
+            backend: first.backend,
+            pairs: first.pairs.length,
+            pairsAfter: again.pairs.length,
+            moved: last.name,
+            size,
+          };
+        },
+        { scene, backend },
+      ),
+    );
+  }
+  await page.close();
+  if (problems.length) throw new Error(`${scene} on ${backend}: ${problems.join("; ")}`);
+  const pick = (k) => median(runs.map((x) => x[k]));
+  return { load: pick("load"), first: pick("first"), recheck: pick("recheck"), backend: runs[0].backend, pairs: runs[0].pairs, moved: runs[0].moved, size: runs[0].size };
+}
+
+/** three-mesh-bvh in a page of the same browser. */
+async function threeRun(browser, url, scene, moved, size) {
+  const page = await browser.newPage();
+  await page.goto(`${url}bench/three.html`, { waitUntil: "load", timeout: TIMEOUT_MS });
+  await page.waitForFunction(() => window.benchReady, null, { timeout: TIMEOUT_MS });
+  const runs = [];
+  for (let r = 0; r < RUNS; r++) {
+    runs.push(
+      await page.evaluate(
+        async ({ scene, moved, size }) => {
+          const objects = await window.loadScene(scene);
+          const first = window.buildAndQuery(objects);
+          const k = Math.max(0, objects.findIndex((o) => o.name === moved));
+          const again = window.moveAndQuery(objects, k, [0.01 * size, 0, 0]);
+          return { build: first.build, query: first.query, hits: first.hits, requery: again.requery };
+        },
+        { scene, moved, size },
+      ),
+    );
+  }
+  await page.close();
+  const pick = (k) => median(runs.map((x) => x[k]));
+  const pkg = (await import("node:fs")).readFileSync(path.join(ROOT, "node_modules", "three-mesh-bvh", "package.json"), "utf8");
+  return { build: pick("build"), query: pick("query"), requery: pick("requery"), hits: runs[0].hits, version: JSON.parse(pkg).version };
+}
+
+async function main() {
+  if (!existsSync(path.join(opts.dist, "index.html"))) throw new Error(`no ${opts.dist}/index.html: run trunk build --release`);
+  if (!existsSync(opts.ldiclash)) throw new Error(`no ${opts.ldiclash}: cargo build --release`);
+  const server = await serve(path.resolve(opts.dist), { mounts: { "/nm/": path.join(ROOT, "node_modules"), "/bench/": BENCH_DIR } });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...WEBGPU_ARGS] });
+  const rows = [];
+  let version = "";
+  try {
+    for (const scene of SCENES) {
+      const n = native(scene);
+      const cpu = await pageRun(browser, server.url, scene, "cpu");
+      const gpu = await pageRun(browser, server.url, scene, "webgpu");
+      const three = await threeRun(browser, server.url, scene, cpu.moved, cpu.size);
+      version = three.version;
+      const threeFirst = three.build + three.query;
+      rows.push(
+        `| ${scene} | ${n.triangles} | ${ms(n.check)} (load ${ms(n.load)}) | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.first / n.check).toFixed(1)}× | ${ms(gpu.load)} / ${ms(gpu.first)} / ${ms(gpu.recheck)} (${gpu.backend}) | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(cpu.first / threeFirst).toFixed(2)}× | ${(cpu.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${cpu.pairs} / ${n.pairs} / ${three.hits} |`,
+      );
+      console.error(`ok   - ${scene}`);
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  console.log(`ldiclash page (headless Chromium, ${RUNS} run(s), medians, ms) vs native one thread vs three-mesh-bvh ${version}`);
+  console.log("");
+  console.log("| scene | triangles | native check, 1 thread | page CPU worker: load / first check / re-check | page CPU first / native | page WebGPU (SwiftShader): load / first / re-check | three-mesh-bvh: build + query / re-query | page CPU first / three build + query | page CPU re-check / three re-query | pairs page / native / three |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  for (const r of rows) console.log(r);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
