@@ -117,10 +117,11 @@ section gpu-web "GPU pipeline in headless Chromium (WebGPU on SwiftShader) vs th
 # chromedriver with the flags in webdriver.json. Native GPU tests (lavapipe) ran in [test].
 CHROMEDRIVER=/usr/bin/chromedriver run cargo test --target wasm32-unknown-unknown --test gpu_web
 
-section web "trunk build --release + headless Chromium: smoke test, viewer and widget tests"
+section web "trunk build --release + headless Chromium: smoke test, viewer and widget tests, clash review"
 run trunk build --release
 run node tests/browser/smoke.mjs
 run node tests/browser/viewer.mjs
+run node tests/browser/review.mjs
 
 section fuzz "fuzz smoke: ${FUZZ_SECONDS}s per target (cargo fuzz, -s none)"
 if [[ ! -f fuzz/Cargo.toml ]]; then

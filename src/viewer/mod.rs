@@ -457,6 +457,9 @@ pub struct CheckSettings {
     pub axes: String,
     /// Self-collision in auto mode.
     pub self_check: bool,
+    /// Clearance test (scene units): pairs apart but closer than this are reported as
+    /// `clearance` pairs with their exact distance; `None`: no clearance test.
+    pub clearance: Option<f64>,
 }
 
 impl Default for CheckSettings {
@@ -467,6 +470,7 @@ impl Default for CheckSettings {
             epsilon: None,
             axes: "auto".into(),
             self_check: true,
+            clearance: None,
         }
     }
 }
@@ -499,7 +503,7 @@ impl CheckSettings {
             self_check: self.self_check,
             backend: crate::check::Backend::Cpu,
             broad_phase: crate::check::BroadPhase::default(),
-            clearance: None,
+            clearance: self.clearance,
         })
     }
 }
