@@ -3,7 +3,7 @@
 // the trunk release build in dist/ (run `trunk build --release` first), in Debian's Chromium
 // (WebGL2 drawing, CPU checks in the worker):
 //
-//   1. the demo loads; a check without clearance: every clash `new`;
+//   1. the demo loads; checked again without clearance: every clash `active`, with an id;
 //   2. a clearance typed into the side panel: `clearance` pairs with 0 < distance ≤ clearance
 //      and closest points that far apart, listed with their distance; the earlier clashes
 //      are `active` now, the clearance ones `new`;
@@ -14,7 +14,8 @@
 //   5. BCF from the toolbar button (3.0, the listed clashes) and exportBcf() (2.1, chosen ids),
 //      read back by the independent reader (tests/bcf/read_bcf.py: buildingSMART's XSDs and
 //      IfcOpenShell's bcf-client): topics, statuses, comments, viewpoints, snapshots;
-//   6. the session saved from the toolbar (meshes embedded, placements, settings, review);
+//   6. a clash approved with setClashStatus(); the session saved from the toolbar (meshes
+//      embedded, placements, settings, review);
 //   7. undo: the clash comes back `active`, its comment kept;
 //   8. Focus on the gripper clash isolates its two parts (the picture changes), Esc ends it;
 //   9. a new page opened with ?scene=<the saved session>: the same objects at the same
@@ -103,7 +104,7 @@ async function main() {
     });
     let before;
     let clearance;
-    const ok1 = await step("the demo, checked: every clash new, with an id", async () => {
+    const ok1 = await step("the demo, checked twice: every clash found again is active, with an id", async () => {
       before = await page.evaluate(async () => {
         const v = document.querySelector("ldi-clash-viewer");
         await v.check();
@@ -313,6 +314,13 @@ async function main() {
 
     let saved;
     await step("the session saved from the toolbar: one scene.json with the meshes embedded, placements, settings and review", async () => {
+      // One more decision through the method: a joint touches by design.
+      const approved = await page.evaluate(() => {
+        const v = document.querySelector("ldi-clash-viewer");
+        const p = v.report.pairs.find((x) => x.kind !== "clearance");
+        return v.setClashStatus(p.id, "approved", { comment: "joint: touches by design" });
+      });
+      check(approved.status === "approved" && approved.comment === "joint: touches by design", `setClashStatus: ${JSON.stringify(approved)}`);
       const [dl] = await Promise.all([
         page.waitForEvent("download", { timeout: TIMEOUT_MS }),
         page.evaluate(() => document.querySelector("ldi-clash-viewer").shadowRoot.querySelector('[data-act="session"]').click()),
@@ -336,6 +344,7 @@ async function main() {
       check(json.review.clashes.length === state.review.length, `${json.review.clashes.length} clashes saved of ${state.review.length}`);
       const g = json.review.clashes.find((c) => c.id === gripperId);
       check(g?.status === "resolved" && g.comment === "finger into the guide: shorten by 2 mm" && g.assignee === "Ana", `saved gripper clash ${JSON.stringify(g)}`);
+      check(json.review.clashes.find((c) => c.id === approved.id)?.status === "approved", "the approved clash was not saved as approved");
       noProblems();
       const counts = {};
       for (const c of json.review.clashes) counts[c.status] = (counts[c.status] ?? 0) + 1;
