@@ -20,7 +20,8 @@
 //   8. Focus on the gripper clash isolates its two parts (the picture changes), Esc ends it;
 //   9. a new page opened with ?scene=<the saved session>: the same objects at the same
 //      placements, the same clearance, and the same statuses (new ones found again become
-//      active, as in Navisworks), comments and assignees; the resolved clash listed.
+//      active, as in Navisworks), comments and assignees; the resolved clash listed; the
+//      session dropped again (load()) replaces the scene instead of adding to it.
 //
 // Prints "N passed, M failed"; exits non-zero on any failure.
 // Options: --dist DIR. Env: CHROMIUM, VIEWER_TIMEOUT_MS (per wait, default 120000),
@@ -397,7 +398,7 @@ async function main() {
     });
 
     if (saved) {
-      await step("the page opened with ?scene=session.json: same objects, placements, settings and statuses", async () => {
+      await step("the page opened with ?scene=session.json, then the session dropped again: same objects, placements, settings and statuses", async () => {
         const p2 = await browser.newPage({ viewport: { width: 1280, height: 800 } });
         p2.on("pageerror", (err) => problems.push(`page error (reloaded): ${err.message}`));
         p2.on("console", (msg) => {
@@ -411,9 +412,13 @@ async function main() {
           // The load's own check, then one more: statuses must not drift.
           await new Promise((resolve) => (v.report ? resolve() : v.addEventListener("clash", resolve, { once: true })));
           const first = v.review();
+          // Dropped again (load()), the session replaces the scene rather than adding to it.
+          const bytes = new Uint8Array(await (await fetch("/session/session.json")).arrayBuffer());
+          const dropped = await v.load([{ name: "session.json", bytes }]);
           const report = await v.check();
           const objects = JSON.parse(v.viewer.objects());
           return {
+            dropped: dropped.added.length,
             first,
             review: v.review(),
             report,
@@ -423,7 +428,7 @@ async function main() {
           };
         });
         await p2.close();
-        check(r.objects.length === saved.objects.length, `${r.objects.length} objects, saved ${saved.objects.length}`);
+        check(r.objects.length === saved.objects.length && r.dropped === saved.objects.length, `${r.objects.length} objects (${r.dropped} added by the drop), saved ${saved.objects.length}`);
         for (const o of saved.objects) {
           const e = r.objects.find((x) => x.name === o.name);
           check(e && e.m.every((x, k) => Math.abs(x - o.m[k]) <= 1e-9 * Math.max(1, Math.abs(x))), `${o.name}: placement ${e?.m} vs ${o.m}`);
