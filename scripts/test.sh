@@ -5,7 +5,8 @@
 #   (native and wasm32), native tests (SIMD and scalar rasteriser; the GPU
 #   pipeline against the CPU on lavapipe), the benches once in test mode, the GPU pipeline in
 #   headless Chromium (WebGPU on SwiftShader), the trunk release build with the headless-Chromium
-#   smoke test and the viewer/widget tests (tests/browser/viewer.mjs, Playwright), and a short
+#   smoke test, the viewer/widget tests (tests/browser/viewer.mjs, Playwright) and the clash
+#   review test (tests/browser/review.mjs, with the BCF reader of target/bcf-venv), and a short
 #   run of every fuzz target.
 #
 # Usage: scripts/test.sh
