@@ -345,6 +345,8 @@ pub struct WebViewer {
     segments: Segments,
     report: Option<Report>,
     xray: bool,
+    /// Objects isolated by [`WebViewer::set_focus`] (others drawn x-rayed); empty: none.
+    focus: Vec<usize>,
     boxes: bool,
     display: Display,
     ldi_mode: LdiMode,
@@ -491,6 +493,7 @@ impl WebViewer {
             segments: Segments::default(),
             report: None,
             xray: false,
+            focus: Vec::new(),
             boxes: false,
             display: Display::default(),
             ldi_mode: LdiMode::Off,
@@ -638,9 +641,26 @@ impl WebViewer {
         ]
     }
 
+    /// Isolate objects (a clash's two parts): the objects at `indices` are drawn as usual,
+    /// every other one x-rayed; empty: nothing isolated. Indices past the end are ignored.
+    pub fn set_focus(&mut self, indices: Vec<u32>) {
+        let n = self.session.scene.objects.len();
+        self.focus = indices
+            .into_iter()
+            .map(|i| i as usize)
+            .filter(|&i| i < n)
+            .collect();
+    }
+
+    /// The isolated objects' indices ([`Self::set_focus`]).
+    pub fn focus(&self) -> Vec<u32> {
+        self.focus.iter().map(|&i| i as u32).collect()
+    }
+
     /// Remove every object.
     pub fn clear(&mut self) {
         self.anim = None;
+        self.focus.clear();
         self.session.clear();
         self.selected = None;
         self.drag = None;
@@ -650,6 +670,7 @@ impl WebViewer {
 
     fn objects_changed(&mut self) {
         let n = self.session.scene.objects.len();
+        self.focus.retain(|&i| i < n);
         self.hidden.resize(n, false);
         self.colliding.resize(n, 0.0);
         self.geometry_dirty = true;
@@ -1057,7 +1078,8 @@ impl WebViewer {
                 color: palette(i),
                 tint: self.colliding.get(i).copied().unwrap_or(0.0),
                 selected: self.selected == Some(i),
-                ghost: self.xray && self.colliding.get(i).copied().unwrap_or(0.0) == 0.0,
+                ghost: (self.xray && self.colliding.get(i).copied().unwrap_or(0.0) == 0.0)
+                    || (!self.focus.is_empty() && !self.focus.contains(&i)),
                 visible: !self.hidden.get(i).copied().unwrap_or(false),
             })
             .collect();
@@ -1378,4 +1400,139 @@ fn parse_settings(settings: &str) -> Result<CheckOptions, JsError> {
     CheckSettings::from_json(settings)
         .and_then(|s| s.options())
         .map_err(|e| JsError::new(&e))
+}
+
+/// Clash review of a report (issue 11): the ignore rules (`rules`: JSON as scene.json's
+/// `review` section holds them, `{ignore: [...], min_depth}`; `""`: none) move pairs to
+/// `ignored`, then every pair gets its clash `id` and `status` against `baseline` (JSON: the
+/// previous review's clash states, `[{id, a, b, kind, status, assignee, comment}]`; `""`: none,
+/// every clash is `new`), and the baseline's clashes no longer found are listed in `resolved`.
+/// Returns the report JSON with `id`, `status`, `assignee`, `comment`, `ignored`, `resolved`
+/// and the `review` summary filled in (the CLI's `--baseline` does the same). `report` is a
+/// check's report as it came (not one reviewed already: its ignored pairs would be counted
+/// twice).
+#[wasm_bindgen]
+pub fn review_report(report: &str, baseline: &str, rules: &str) -> Result<String, JsError> {
+    let mut report: Report = serde_json::from_str(report)
+        .map_err(|e| JsError::new(&format!("review: the report: {e}")))?;
+    let baseline: Vec<crate::review::ClashState> = if baseline.trim().is_empty() {
+        Vec::new()
+    } else {
+        serde_json::from_str(baseline)
+            .map_err(|e| JsError::new(&format!("review: the clash states: {e}")))?
+    };
+    let rules: crate::review::Rules = if rules.trim().is_empty() {
+        crate::review::Rules::default()
+    } else {
+        serde_json::from_str(rules).map_err(|e| JsError::new(&format!("review: the rules: {e}")))?
+    };
+    rules
+        .validate()
+        .map_err(|e| JsError::new(&format!("review: {e}")))?;
+    crate::review::apply_rules(&mut report, &rules);
+    let source = (!baseline.is_empty()).then(|| "the page's review".to_string());
+    crate::review::apply_baseline(&mut report, &baseline, source);
+    to_json(&report)
+}
+
+#[cfg(feature = "bcf")]
+#[wasm_bindgen]
+impl WebViewer {
+    /// The clashes of `report` (JSON, as [`review_report`] returns it) as a BCF archive
+    /// (`.bcfzip` bytes): `version` `"3.0"` or `"2.1"`; `ids` (JSON array of clash ids, `""`:
+    /// every clash, the resolved ones too); snapshots drawn on the CPU by the LDI rasteriser,
+    /// `snapshot_resolution` pixels along the clash box's longest edge (0: none). The objects
+    /// are looked up in this viewer's scene as it is now.
+    pub fn export_bcf(
+        &self,
+        report: &str,
+        version: &str,
+        ids: &str,
+        snapshot_resolution: u32,
+        author: &str,
+    ) -> Result<Vec<u8>, JsError> {
+        use crate::review::bcf;
+        let mut report: Report = serde_json::from_str(report)
+            .map_err(|e| JsError::new(&format!("BCF export: the report: {e}")))?;
+        let version: bcf::BcfVersion = version.parse().map_err(|e: String| JsError::new(&e))?;
+        if !ids.trim().is_empty() {
+            let ids: std::collections::HashSet<String> =
+                serde_json::from_str(ids).map_err(|e| {
+                    JsError::new(&format!(
+                        "BCF export: ids must be a JSON array of clash ids: {e}"
+                    ))
+                })?;
+            report.pairs.retain(|p| {
+                ids.contains(&p.id.clone().unwrap_or_else(|| crate::review::pair_id(p)))
+            });
+            report.resolved.retain(|c| ids.contains(&c.id));
+        }
+        let topics = bcf::topics(&self.session.scene, &report, snapshot_resolution)
+            .map_err(|e| JsError::new(&format!("BCF export: cannot draw a snapshot: {e}")))?;
+        let secs = (js_sys::Date::now() / 1000.0).max(0.0) as u64;
+        let header = bcf::Header {
+            author: if author.trim().is_empty() {
+                "ldiclash".into()
+            } else {
+                author.to_string()
+            },
+            date: crate::review::iso8601_utc(secs),
+        };
+        bcf::write(&topics, &header, version).map_err(js_err)
+    }
+}
+
+#[wasm_bindgen]
+impl WebViewer {
+    /// The scene as a saved session: scene.json (the CLI reads it) with every object's mesh
+    /// embedded as a `data:model/obj;base64,…` URI (in the object's own frame, numbers in the
+    /// scene unit, which `units` names), its current placement, group, id and class, and
+    /// `review` (JSON as scene.json's `review` section: rules and clash states; `""`: none).
+    /// Objects sharing a mesh share its URI.
+    pub fn session_file(&self, review: &str) -> Result<String, JsError> {
+        use std::fmt::Write as _;
+        let review: Option<crate::review::ReviewFile> = if review.trim().is_empty() {
+            None
+        } else {
+            Some(
+                serde_json::from_str(review)
+                    .map_err(|e| JsError::new(&format!("save session: the review: {e}")))?,
+            )
+        };
+        let mut uris: std::collections::HashMap<*const crate::mesh::Mesh, String> =
+            std::collections::HashMap::new();
+        let mut objects = Vec::with_capacity(self.session.scene.objects.len());
+        for o in &self.session.scene.objects {
+            let key = std::sync::Arc::as_ptr(&o.mesh);
+            let file = match uris.get(&key) {
+                Some(u) => u.clone(),
+                None => {
+                    let mut obj = String::with_capacity(o.mesh.positions.len() * 40);
+                    for p in &o.mesh.positions {
+                        let _ = writeln!(obj, "v {} {} {}", p.x, p.y, p.z);
+                    }
+                    for t in &o.mesh.triangles {
+                        let _ = writeln!(obj, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
+                    }
+                    let u = crate::scene::embed_mesh("model/obj", obj.as_bytes());
+                    uris.insert(key, u.clone());
+                    u
+                }
+            };
+            objects.push(crate::scene::SceneEntry {
+                name: o.name.clone(),
+                file,
+                world_from_object: o.world_from_object().to_cols_array(),
+                group: o.group.clone(),
+                id: o.id.clone(),
+                kind: o.kind.clone(),
+            });
+        }
+        let file = crate::scene::SceneFile {
+            units: self.session.units().scene.map(|u| u.symbol().to_string()),
+            objects,
+            review,
+        };
+        to_json(&file)
+    }
 }

@@ -513,8 +513,10 @@ fn snapshot_shows_the_overlap() {
     assert_eq!(img.rgba.len(), (img.width * img.height * 4) as usize);
     let count = |f: &dyn Fn(&[u8]) -> bool| img.rgba.chunks(4).filter(|p| f(p)).count();
     let red = count(&|p| p[0] > 200 && p[1] < 60 && p[2] < 60);
-    let blue = count(&|p| p[2] > p[0] + 40 && p[2] > p[1] + 20);
-    let green = count(&|p| p[1] > p[0] + 40 && p[1] > p[2] + 20);
+    // In u16: bright channels plus the margin overflow a u8.
+    let c = |p: &[u8], k: usize| u16::from(p[k]);
+    let blue = count(&|p| c(p, 2) > c(p, 0) + 40 && c(p, 2) > c(p, 1) + 20);
+    let green = count(&|p| c(p, 1) > c(p, 0) + 40 && c(p, 1) > c(p, 2) + 20);
     let total = (img.width * img.height) as usize;
     assert!(red > total / 100, "red {red} of {total}");
     assert!(
@@ -524,4 +526,63 @@ fn snapshot_shows_the_overlap() {
     assert!((cam.direction.length() - 1.0).abs() < 1e-9);
     let pixel = f64::from(clip.size().max_element()) / 200.0;
     assert!((cam.view_to_world_scale - f64::from(img.height) * pixel).abs() < 1e-9);
+}
+
+/// A session saved by the page (meshes embedded as data: URIs, `settings`, `review`) is a
+/// scene file for the CLI: the meshes load, the page's statuses are the baseline.
+#[test]
+fn a_saved_session_with_embedded_meshes_is_read_by_the_cli() {
+    let d = Dir::new("session");
+    let m = cuboid(Vec3::ZERO, Vec3::ONE);
+    let mut obj = String::new();
+    for p in &m.positions {
+        obj.push_str(&format!("v {} {} {}\n", p.x, p.y, p.z));
+    }
+    for t in &m.triangles {
+        obj.push_str(&format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1));
+    }
+    let uri = ldiclash::scene::embed_mesh("model/obj", obj.as_bytes());
+    let ab = ldiclash::review::clash_id("a", "b", Kind::Volume);
+    let gone = ldiclash::review::clash_id("a", "z", Kind::Volume);
+    let place = |x: f64| format!("[1,0,0,0,0,1,0,0,0,0,1,0,{x},0,0,1]");
+    let session = serde_json::json!({
+        "units": "mm",
+        "objects": [
+            {"name": "a", "file": uri, "world_from_object": serde_json::from_str::<serde_json::Value>(&place(0.0)).unwrap()},
+            {"name": "b", "file": uri, "world_from_object": serde_json::from_str::<serde_json::Value>(&place(0.75)).unwrap()},
+        ],
+        "settings": {"mode": "auto", "resolution": 256, "epsilon": null, "clearance": 0.05, "self_check": false},
+        "review": {"clashes": [
+            {"id": ab, "a": "a", "b": "b", "kind": "volume", "status": "reviewed", "assignee": "Ana", "comment": "by design"},
+            {"id": gone, "a": "a", "b": "z", "kind": "volume", "status": "approved", "comment": "z was removed"},
+        ]},
+    });
+    let path = d.path("session.json");
+    std::fs::write(&path, session.to_string()).unwrap();
+    let (r, _) = report(&[s(&path), "--no-self", "--json"]);
+    assert_eq!(r.objects.len(), 2);
+    let p = pair(&r, "a", "b").expect("a and b overlap");
+    assert_eq!(p.id.as_deref(), Some(ab.as_str()));
+    assert!((p.volume.unwrap() - 0.25).abs() < 0.01, "{:?}", p.volume);
+    assert_eq!(p.status, Some(Status::Reviewed));
+    assert_eq!(p.comment.as_deref(), Some("by design"));
+    assert_eq!(p.assignee.as_deref(), Some("Ana"));
+    assert_eq!(r.resolved.len(), 1);
+    assert_eq!(r.resolved[0].id, gone);
+    assert_eq!(r.resolved[0].status, Status::Resolved);
+    assert_eq!(r.resolved[0].comment.as_deref(), Some("z was removed"));
+
+    // A broken embedded mesh is a clear error, not a panic.
+    let bad = session
+        .to_string()
+        .replace("data:model/obj;base64,", "data:model/obj;base64,*");
+    let broken = d.path("broken.json");
+    std::fs::write(&broken, bad).unwrap();
+    let out = run(&[s(&broken), "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("base64") && err.contains("data:model/obj…"),
+        "{err}"
+    );
 }

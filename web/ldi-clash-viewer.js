@@ -11,19 +11,34 @@
 //             toolbar and side panel), units (the scene unit every file is converted to:
 //             mm (default), cm, m, um, in, ft, or none to keep each file's numbers),
 //             default-units (the unit of files that declare none: STL, OBJ, PLY, OFF;
-//             default mm).
+//             default mm), clearance (scene units: pairs apart but closer than this are
+//             reported as `clearance` pairs with their `distance`; absent: no clearance test).
 // Methods:    load(files) -> Promise<{added, errors, notes}>   (File objects or {name, bytes})
 //             setTransform(name, matrix16)                       (column-major, like scene.json)
 //             check() -> Promise<report>                         (ldiclash check --json schema)
 //             clear(), fitAll(), screenshot() -> Promise<Blob>, report (last report or null),
 //             animate(scene, {amplitude}) (box100|cloth|softbody|twist|spring|rigid), deform(kind, amplitude)
-//             (twist|wobble|spring on the loaded objects), stopAnimation()
+//             (twist|wobble|spring on the loaded objects), stopAnimation(),
+//             review() -> [{id, a, b, kind, status, assignee, comment}]  (the clash review:
+//               every clash of the last check and the resolved ones; statuses new, active,
+//               reviewed, approved, resolved as in Navisworks; kept through re-checks, moves
+//               and loads, reset by clear(); a scene.json's `review` section is read on load)
+//             setClashStatus(id, status, {assignee, comment}) -> the clash's record
+//             exportBcf({version: "3.0"|"2.1", ids?, snapshotResolution = 320, author?})
+//               -> Promise<Blob> (application/zip: one BCF topic per clash, CPU snapshots)
+//             saveSession() -> Promise<Blob> (application/json: scene.json with the meshes
+//               embedded as data: URIs, placements, `settings` and `review`; load() of it
+//               replaces the scene and restores all of it, as ?scene= on the page does)
+//             focusClash(id | null) -> names (isolate a clash's two parts, others x-rayed)
 // Events:     load (detail: {added, errors, notes}), clash (detail: the report),
 //             error (detail: {message, file?}), frame (detail: an animation frame's report: the
 //             check report plus frame, steps, sim_ms, collision_ms), progress (detail: a check
 //             under way: {phase: start|coarse|pairs|self|segments, done, total, backend, software}),
 //             phase (a load or a check: {phase: fetch|parse|upload|check, state:
-//             start|progress|end, done, total, ms, bytes, triangles});
+//             start|progress|end, done, total, ms, bytes, triangles}),
+//             review (detail: review()'s array; after a check changed statuses, and after
+//             setClashStatus); a check's `clash` report carries each pair's id, status,
+//             assignee, comment and the `resolved`, `ignored` and `review` fields;
 //             all bubble and are composed (a page's `error` listener on window sees the
 //             widget's CustomEvents too: only an ErrorEvent is an uncaught exception).
 // Test hooks: _testHooks (loseGpuDevice, killCheckWorker, exhaustWorkerMemory,
@@ -47,6 +62,10 @@ const CHECK_BYTES_PER_TRIANGLE = 64;
 /** Groups of the object list start closed beyond this many objects. */
 const OPEN_GROUPS_UP_TO = 60;
 const DEFAULT_AMPLITUDE = { twist: 3.0, wobble: 0.08, spring: 0.6 };
+/** Clash statuses (Navisworks' meanings; src/review/mod.rs). */
+const STATUSES = ["new", "active", "reviewed", "approved", "resolved"];
+/** Clash classes of a report's pairs. */
+const KINDS = ["volume", "touch", "surface", "exact", "convex", "clearance"];
 
 let wasmPromise = null;
 /** The wasm bindings, loaded once per page (shared by every widget). */
@@ -330,6 +349,13 @@ li.item:hover { background: #eef1f7; } li.item.sel { background: #fff4d0; }
 .swatch { width: 10px; height: 10px; border-radius: 2px; flex: none; }
 .hit { color: #c21a1a; font-weight: 600; } .muted { color: #6b7385; }
 .num { font-variant-numeric: tabular-nums; }
+li.clash { flex-wrap: wrap; row-gap: 2px; } li.clash.resolved .text { color: #6b7385; text-decoration: line-through; }
+li.clash .review { flex-basis: 100%; display: flex; gap: 4px; padding-left: 16px; }
+li.clash .review input { min-width: 0; flex: 1; font-size: 12px; } li.clash .review select, li.clash .review button { font-size: 12px; }
+li.clash .review button.on { background: #2b6de0; color: #fff; }
+.st { font-size: 11px; padding: 0 5px; border-radius: 8px; background: #e7ebf3; } .st-new { background: #ffe1e1; } .st-active { background: #ffeccc; }
+.st-reviewed { background: #dde9ff; } .st-approved { background: #dcf3df; } .st-resolved { background: #ececec; }
+.rtools { display: grid; grid-template-columns: 1fr 1fr; gap: 2px 8px; margin-bottom: 4px; } .rtools label { font-size: 12px; }
 .badge { display: inline-block; padding: 1px 6px; border-radius: 8px; background: #e7ebf3; font-size: 11px; }
 .note { position: absolute; left: 8px; bottom: 8px; right: 8px; z-index: 2; pointer-events: none; }
 .note > div { display: inline-block; background: #fff8e1; border: 1px solid #f0d48a; border-radius: 6px; padding: 4px 8px; margin-top: 4px; pointer-events: auto; }
@@ -375,6 +401,8 @@ const HTML = `
       <button data-act="undo" title="Undo move (Ctrl+Z)">Undo</button>
       <button data-act="check" title="Check now">Check</button>
       <button data-act="json" title="Export the report as JSON (j)">JSON</button>
+      <button data-act="session" title="Save the session: objects with their meshes and placements, check settings and the clash review, as one scene.json (drop it back or open it with ?scene=)">Save</button>
+      <button data-act="bcf" title="Export the clashes shown in the results list as BCF (.bcfzip; version in the side panel) (k)">BCF</button>
       <button data-act="png" title="Screenshot as PNG (i)">PNG</button>
       <button data-act="panel" title="Side panel">☰</button>
       <button data-act="help" title="Help (h or ?)">?</button>
@@ -408,6 +436,9 @@ const HTML = `
         <tr><td>arrows</td><td>nudge the selected object (<kbd>PgUp</kbd>/<kbd>PgDn</kbd>: z)</td></tr>
         <tr><td><kbd>Ctrl</kbd>+<kbd>Z</kbd></td><td>undo move</td></tr>
         <tr><td><kbd>j</kbd> / <kbd>i</kbd></td><td>export report JSON / screenshot PNG</td></tr>
+        <tr><td><kbd>k</kbd></td><td>export the listed clashes as BCF</td></tr>
+        <tr><td>Results list</td><td>each clash: status (new, active, reviewed, approved, resolved), assignee, comment, <b>Focus</b> (isolate its two parts, others x-rayed; <kbd>Esc</kbd> ends it); group, sort and filter above it</td></tr>
+        <tr><td>Toolbar</td><td><b>Save</b>: the session as one scene.json (drop it back, or <code>?scene=</code>); <b>BCF</b>: the listed clashes as .bcfzip</td></tr>
         <tr><td><kbd>Esc</kbd></td><td>deselect, close this help</td></tr>
       </table>
     </div></div>
@@ -418,6 +449,7 @@ const HTML = `
     <label>Mode <select name="mode">${MODES.map((m) => `<option>${m}</option>`).join("")}</select></label>
     <label>Resolution <input name="resolution" type="number" min="8" max="4096" step="8" value="256"></label>
     <label>ε <span class="muted" data-out="eps-unit">(blank: 1 pixel)</span> <input name="epsilon" type="number" min="0" step="any" placeholder="auto"></label>
+    <label>Clearance <span class="muted" data-out="clearance-unit">(blank: none)</span> <input name="clearance" type="number" min="0" step="any" placeholder="none"></label>
     <label>Collision detection (c) <input name="collide" type="checkbox" checked></label>
     <label>Self-collision (v) <input name="self" type="checkbox" checked></label>
     <div class="muted" data-out="backend"></div>
@@ -442,6 +474,14 @@ const HTML = `
     <div data-out="selected" class="muted">Click an object.</div>
     <div class="xyz" hidden><input name="tx" type="number" step="any" aria-label="x"><input name="ty" type="number" step="any" aria-label="y"><input name="tz" type="number" step="any" aria-label="z"></div>
     <h2>Results</h2>
+    <div class="rtools">
+      <label>Group <select name="r_group"><option value="group">by group</option><option value="object">by object</option><option value="none">none</option></select></label>
+      <label>Sort <select name="r_sort"><option value="">as found</option><option value="volume">volume</option><option value="depth">depth</option><option value="distance">distance</option></select></label>
+      <label>Status <select name="r_status"><option value="">all</option>${STATUSES.map((x) => `<option>${x}</option>`).join("")}</select></label>
+      <label>Class <select name="r_class"><option value="">all</option>${KINDS.map((x) => `<option>${x}</option>`).join("")}</select></label>
+      <label>BCF <select name="bcf_version"><option value="3.0">3.0</option><option value="2.1">2.1</option></select></label>
+    </div>
+    <div class="muted num" data-out="review"></div>
     <ul data-out="results"><li class="muted">No check yet.</li></ul>
     <h2>Objects</h2>
     <ul data-out="objects"></ul>
@@ -482,6 +522,12 @@ function commonGroup(a, b) {
   const out = [];
   for (let k = 0; k < Math.min(x.length, y.length) && x[k] === y[k]; k++) out.push(x[k]);
   return out.join("/");
+}
+
+/** A box around a clearance pair's two closest points (grown by half their distance). */
+function closestBox([p, q]) {
+  const d = Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]) / 2 || 1;
+  return [[0, 1, 2].map((k) => Math.min(p[k], q[k]) - d), [0, 1, 2].map((k) => Math.max(p[k], q[k]) + d)];
 }
 
 /** An object's label in its group: the last level of its name. */
@@ -563,7 +609,7 @@ async function toInputs(files) {
 
 export class LdiClashViewer extends HTMLElement {
   static get observedAttributes() {
-    return ["src", "backend", "resolution", "mode", "units", "default-units"];
+    return ["src", "backend", "resolution", "mode", "units", "default-units", "clearance"];
   }
 
   constructor() {
@@ -586,6 +632,10 @@ export class LdiClashViewer extends HTMLElement {
     this._srcLoaded = null;
     this._collapsed = new Map();
     this._phaseState = {};
+    /** Clash review: clash id -> {id, a, b, kind, status, assignee, comment}. */
+    this._review = new Map();
+    /** Ignore rules of the session ({ignore: [...], min_depth}), as scene.json's review. */
+    this._rules = {};
   }
 
   /** The last report (the `ldiclash check --json` schema), or null. */
@@ -629,7 +679,8 @@ export class LdiClashViewer extends HTMLElement {
     if (name === "backend") this._setBackend(value || "auto");
     if (name === "resolution") this._field("resolution").value = value || 256;
     if (name === "mode") this._field("mode").value = MODES.includes(value) ? value : "auto";
-    if (name === "resolution" || name === "mode") this._scheduleCheck();
+    if (name === "clearance") this._field("clearance").value = value ?? "";
+    if (name === "resolution" || name === "mode" || name === "clearance") this._scheduleCheck();
     if (name === "units" || name === "default-units") {
       this._setUnits(this.getAttribute("units") || "mm", this.getAttribute("default-units") || "mm").catch((err) => this._error(err.message));
     }
@@ -646,6 +697,7 @@ export class LdiClashViewer extends HTMLElement {
     this._field("backend").value = ["auto", "webgpu", "cpu"].includes(this._backend) ? this._backend : "auto";
     if (this.hasAttribute("resolution")) this._field("resolution").value = this.getAttribute("resolution");
     if (MODES.includes(this.getAttribute("mode"))) this._field("mode").value = this.getAttribute("mode");
+    if (this.hasAttribute("clearance")) this._field("clearance").value = this.getAttribute("clearance");
     this._sizeCanvas();
     this.viewer = await wasm.WebViewer.create(this.canvas, this._backend === "cpu" ? "cpu" : "auto");
     this._adapter = this.viewer.compute_backend() === "webgpu" ? await adapterWords(this.viewer.adapter_is_software()) : null;
@@ -726,6 +778,13 @@ export class LdiClashViewer extends HTMLElement {
       datas.push(f.bytes);
     }
     let outcome = { added: [], errors: [], notes: [] };
+    const session = this._sessionIn(names, datas);
+    if (session) {
+      // A saved session replaces the scene, with its settings and review.
+      await this._clear();
+      this._applySettings(session);
+    }
+    this._takeReview(names, datas);
     if (names.length) {
       // What would this place? Say so before placing it when it cannot fit into wasm memory,
       // and load what fits.
@@ -915,6 +974,177 @@ export class LdiClashViewer extends HTMLElement {
     return this._runCheck();
   }
 
+  /** The clash review: every clash of the last check and the ones no longer found, as
+   * `{id, a, b, kind, status, assignee, comment}` (status: new, active, reviewed, approved,
+   * resolved; the same records as scene.json's `review.clashes` and `ldiclash --baseline`). */
+  review() {
+    return [...this._review.values()].map((c) => ({ ...c }));
+  }
+
+  /** Set a clash's status (`reviewed`, `approved`, back to `active`, …) and, when given, its
+   * assignee and comment (`null` or "" clears them). Re-applied after every re-check; fires
+   * `review`. Returns the clash's record. */
+  setClashStatus(id, status, { assignee, comment } = {}) {
+    const c = this._review.get(String(id));
+    if (!c) throw new Error(`setClashStatus: no clash with id '${id}' (ids are in review() and report.pairs[].id)`);
+    if (!STATUSES.includes(status)) throw new Error(`setClashStatus: status '${status}': use ${STATUSES.join(", ")}`);
+    c.status = status;
+    if (assignee !== undefined) c.assignee = assignee ? String(assignee) : null;
+    if (comment !== undefined) c.comment = comment ? String(comment) : null;
+    const r = this._report;
+    for (const p of [...(r?.pairs ?? []), ...(r?.resolved ?? [])]) {
+      if (p.id === c.id) Object.assign(p, { status: c.status, assignee: c.assignee ?? null, comment: c.comment ?? null });
+    }
+    if (r?.review) {
+      const counts = {};
+      for (const p of [...(r.pairs ?? []), ...(r.resolved ?? [])]) if (p.status) counts[p.status] = (counts[p.status] ?? 0) + 1;
+      r.review.statuses = counts;
+    }
+    this._renderResults();
+    this._emit("review", this.review());
+    return { ...c };
+  }
+
+  /** Focus on a clash (an id of review()): its two parts drawn as usual, every other object
+   * x-rayed, the view framed on the clash; `null` ends it. Returns the isolated objects' names. */
+  focusClash(id) {
+    if (!this.viewer) throw new Error("ldi-clash-viewer is not ready yet: await element.ready");
+    if (id === null || id === undefined) {
+      this._focused = null;
+      this.viewer.set_focus(new Uint32Array());
+      this._renderResults();
+      this._redraw();
+      return [];
+    }
+    const r = this._report;
+    const p = [...(r?.pairs ?? []), ...(r?.resolved ?? [])].find((x) => x.id === String(id));
+    if (!p) throw new Error(`focusClash: no clash with id '${id}' in the last report`);
+    const objects = JSON.parse(this.viewer.objects());
+    const idx = [p.a, p.b].map((n) => objects.findIndex((o) => o.name === n)).filter((i) => i >= 0);
+    this._focused = p.id;
+    this.viewer.set_focus(new Uint32Array(idx));
+    const box = p.overlap_box ?? (Array.isArray(p.closest) ? closestBox(p.closest) : null);
+    if (box) this.viewer.focus_box(new Float32Array(box[0]), new Float32Array(box[1]));
+    else if (idx.length) {
+      const lo = [0, 1, 2].map((k) => Math.min(...idx.map((i) => objects[i].min[k])));
+      const hi = [0, 1, 2].map((k) => Math.max(...idx.map((i) => objects[i].max[k])));
+      this.viewer.focus_box(new Float32Array(lo), new Float32Array(hi));
+    }
+    this._renderResults();
+    this._redraw();
+    return idx.map((i) => objects[i].name);
+  }
+
+  /** The clashes of the last check (or of a new one) as a BCF archive: `version` "3.0"
+   * (default) or "2.1", `ids` (clash ids; default every clash, the resolved ones too),
+   * `snapshotResolution` (pixels along the clash box's longest edge, drawn on the CPU;
+   * default 320, 0: none), `author`. Resolves with a Blob (application/zip). */
+  async exportBcf({ version = "3.0", ids, snapshotResolution = 320, author = "" } = {}) {
+    await this._ready;
+    if (!["3.0", "2.1", "3"].includes(String(version))) throw new Error(`exportBcf: version '${version}': use "3.0" or "2.1"`);
+    if (typeof this.viewer.export_bcf !== "function") throw new Error("exportBcf: this build of ldiclash has no BCF export (the bcf feature)");
+    const report = this._report ?? (await this.check());
+    const bytes = this.viewer.export_bcf(
+      JSON.stringify(report),
+      String(version),
+      ids === undefined || ids === null ? "" : JSON.stringify(Array.from(ids, String)),
+      Math.max(0, Math.round(Number(snapshotResolution) || 0)),
+      String(author ?? ""),
+    );
+    return new Blob([bytes], { type: "application/zip" });
+  }
+
+  /** The session as one file (a Blob, application/json): scene.json with every object's mesh
+   * embedded (data:model/obj;base64 URIs) at its current placement, the check settings
+   * (`settings`: mode, resolution, epsilon, clearance, self_check) and `review` (the rules and
+   * review()'s clash states). load() of it (a drop, `?scene=`) replaces the scene and restores
+   * all of it; `ldiclash check` reads it too. */
+  async saveSession() {
+    await this._ready;
+    if (this._animating || this._local) throw new Error("saveSession: an animation owns the scene; stop it and load the objects to save them");
+    const clashes = this.review().map((c) => Object.fromEntries(Object.entries(c).filter(([, v]) => v !== null && v !== "")));
+    const json = this.viewer.session_file(JSON.stringify({ ...this._rules, clashes }));
+    const settings = JSON.parse(this._settings());
+    // `settings` appended to the scene file's object (the wasm wrote `{…}`).
+    const out = `${json.slice(0, json.lastIndexOf("}"))},"settings":${JSON.stringify(settings)}}`;
+    return new Blob([out], { type: "application/json" });
+  }
+
+  /** A saved session among files to load (a scene.json with `settings` and every mesh
+   * embedded): its settings, or null. */
+  _sessionIn(names, datas) {
+    for (let i = 0; i < names.length; i++) {
+      if (!names[i].toLowerCase().endsWith(".json")) continue;
+      try {
+        const f = JSON.parse(new TextDecoder().decode(datas[i]));
+        const embedded = Array.isArray(f?.objects) && f.objects.length > 0 && f.objects.every((o) => typeof o?.file === "string" && o.file.startsWith("data:"));
+        if (embedded && f.settings && typeof f.settings === "object") return f.settings;
+      } catch {
+        // not JSON: the loader says so
+      }
+    }
+    return null;
+  }
+
+  /** Put a session's check settings into the panel (the next check uses them). */
+  _applySettings(st) {
+    if (MODES.includes(st.mode)) this._field("mode").value = st.mode;
+    if (Number.isFinite(st.resolution)) this._field("resolution").value = st.resolution;
+    this._field("epsilon").value = Number.isFinite(st.epsilon) ? st.epsilon : "";
+    this._field("clearance").value = Number.isFinite(st.clearance) ? st.clearance : "";
+    if (typeof st.self_check === "boolean") this._field("self").checked = st.self_check;
+  }
+
+  /** Review a check's raw report JSON: the session's rules, then the statuses of the last
+   * review (wasm `review_report`); the review state follows. Returns the reviewed JSON. */
+  _reviewed(raw) {
+    const before = JSON.stringify(this.review());
+    let out;
+    try {
+      out = this.wasm.review_report(raw, JSON.stringify(this.review()), JSON.stringify(this._rules ?? {}));
+    } catch (err) {
+      this._error(`Clash review failed (statuses not updated): ${err?.message ?? err}`);
+      return raw;
+    }
+    const r = JSON.parse(out);
+    const states = [
+      ...r.pairs.map((p) => ({ id: p.id, a: p.a, b: p.b, kind: p.kind, status: p.status, assignee: p.assignee ?? null, comment: p.comment ?? null })),
+      ...(r.resolved ?? []).map((c) => ({ id: c.id, a: c.a, b: c.b, kind: c.kind ?? null, status: c.status, assignee: c.assignee ?? null, comment: c.comment ?? null })),
+    ];
+    this._review = new Map(states.map((c) => [c.id, c]));
+    if (JSON.stringify(this.review()) !== before) queueMicrotask(() => this._emit("review", this.review()));
+    return out;
+  }
+
+  /** Scene files among loaded files bring their `review` section: rules and clash states. */
+  _takeReview(names, datas) {
+    names.forEach((n, i) => {
+      if (!n.toLowerCase().endsWith(".json")) return;
+      let review;
+      try {
+        review = JSON.parse(new TextDecoder().decode(datas[i]))?.review;
+      } catch {
+        return; // the loader says what is wrong with it
+      }
+      if (!review || typeof review !== "object") return;
+      const { clashes, ...rules } = review;
+      if (Array.isArray(rules.ignore)) this._rules.ignore = [...(this._rules.ignore ?? []), ...rules.ignore];
+      if (typeof rules.min_depth === "number") this._rules.min_depth = rules.min_depth;
+      for (const c of Array.isArray(clashes) ? clashes : []) {
+        if (c && typeof c.id === "string" && STATUSES.includes(c.status)) this._review.set(c.id, { assignee: null, comment: null, kind: null, a: "", b: "", ...c });
+      }
+    });
+  }
+
+  /** The ids of the clashes the results list shows (filtered), or null when it shows all. */
+  _listedIds() {
+    const st = this._field("r_status").value;
+    const kind = this._field("r_class").value;
+    if (!st && !kind) return null;
+    const r = this._report;
+    return [...(r?.pairs ?? []), ...(r?.resolved ?? [])].filter((p) => (!st || p.status === st) && (!kind || p.kind === kind)).map((p) => p.id);
+  }
+
   /** Remove every object. */
   async clear() {
     await this._ready;
@@ -928,6 +1158,10 @@ export class LdiClashViewer extends HTMLElement {
     this.viewer.clear();
     await this.checker.clear();
     this._report = null;
+    this._review = new Map();
+    this._rules = {};
+    this._focused = null;
+    this._focused = null;
     this._refreshLists();
     this._renderResults();
     this._updateEmpty();
@@ -1063,7 +1297,14 @@ export class LdiClashViewer extends HTMLElement {
       resolution: Math.max(1, Math.min(4096, Number(this._field("resolution").value) || 256)),
       epsilon: eps === "" ? null : Number(eps),
       self_check: this._field("self").checked,
+      clearance: this._clearance(),
     });
+  }
+
+  /** The clearance asked for (scene units), or null. */
+  _clearance() {
+    const c = this._field("clearance").value.trim();
+    return c === "" ? null : Number(c);
   }
 
   _useGpu() {
@@ -1121,15 +1362,16 @@ export class LdiClashViewer extends HTMLElement {
           return this._doCheck(retries);
         }
         if (gen !== this._sceneGen) return null;
-        this.viewer.apply_check(r);
-        result = { report: r.report };
+        result = { report: this._reviewed(r.report) };
+        this.viewer.apply_result(result.report, r.pair_segments, r.self_segments);
       } else if (this._local) {
         // An animation replaced the scene: the worker does not have it.
-        result = { report: this.viewer.check_cpu(settings) };
+        result = { report: this._reviewed(this.viewer.check_cpu(settings)) };
       } else {
         const [names, matrices] = this.viewer.transforms();
         result = await this.checker.check(names, matrices, settings);
         if (gen !== this._sceneGen) return null;
+        result.report = this._reviewed(result.report);
         this.viewer.apply_result(result.report, result.pairs, result.selves);
       }
       const report = JSON.parse(result.report);
@@ -1229,6 +1471,7 @@ export class LdiClashViewer extends HTMLElement {
       ? `Volumes in ${scene}³, depths, sizes and positions in ${scene}; files without a unit are taken as ${def} (set before loading them).`
       : "Each file keeps its own numbers (no conversion).";
     this.$('[data-out="eps-unit"]').textContent = scene ? `(${scene}; blank: 1 pixel)` : "(blank: 1 pixel)";
+    this.$('[data-out="clearance-unit"]').textContent = scene ? `(${scene}; blank: none)` : "(blank: none)";
   }
 
   // --- display ---------------------------------------------------------------------------
@@ -1435,35 +1678,94 @@ export class LdiClashViewer extends HTMLElement {
     const unit = UNIT_SYMBOLS[r.scene_units] ?? (unitNames.size === 1 ? UNIT_SYMBOLS[[...unitNames][0]] ?? "" : "");
     const len = (x) => `${fmt(x)}${unit ? ` ${unit}` : ""}`;
     const vol = (x) => `${fmt(x)}${unit ? ` ${unit}³` : ""}`;
-    // Pairs and self-collisions under the group the objects share (collapsible), or flat
-    // where no object has a group.
+    // Grouping (by the group the objects share, by object, none), sorting and filters
+    // (status, class) from the tools above the list.
+    const groupBy = this._field("r_group").value;
+    const sortBy = this._field("r_sort").value;
+    const onlyStatus = this._field("r_status").value;
+    const onlyKind = this._field("r_class").value;
+    const groupOf = new Map(r.objects.map((o) => [o.name, o.group ?? null]));
     const buckets = new Map();
     const bucket = (key) => {
       if (!buckets.has(key)) buckets.set(key, []);
       return buckets.get(key);
     };
-    for (const p of r.pairs) {
-      const key = commonGroup(p.group_a, p.group_b);
-      const li = document.createElement("li");
-      li.className = "item";
-      const v = p.volume !== null && p.volume !== undefined ? ` vol ${vol(p.volume)}` : "";
-      const depth = p.depth !== null && p.depth !== undefined ? ` depth ${len(p.depth)}` : "";
-      // Directional penetration depth (issue 13): how far to move b, and which way.
-      const sep = p.separation !== null && p.separation !== undefined && Array.isArray(p.direction)
-        ? ` · apart after moving ${p.b} ${len(p.separation)} along ${dirName(p.direction)}`
-        : "";
-      li.innerHTML = `<span class="hit">●</span><span></span>`;
-      li.lastChild.textContent = `${relPath(p.a, p.group_a, key)} ↔ ${relPath(p.b, p.group_b, key)} · ${p.kind}${v}${depth}${sep}`;
-      li.title = `${p.a}${p.id_a ? ` (${p.id_a})` : ""} ↔ ${p.b}${p.id_b ? ` (${p.id_b})` : ""}`;
-      li.onclick = () => this._focus(p.overlap_box, [p.a, p.b]);
-      bucket(key).push(li);
+    const keysOf = (a, ga, b, gb) => (groupBy === "none" ? [""] : groupBy === "object" ? [...new Set([a, b])] : [commonGroup(ga, gb)]);
+    const num = (x) => (x === null || x === undefined ? null : x);
+    const clashes = [
+      ...r.pairs.map((p) => ({ p, resolved: false })),
+      ...(r.resolved ?? []).map((c) => ({ p: { ...c, group_a: groupOf.get(c.a) ?? null, group_b: groupOf.get(c.b) ?? null }, resolved: true })),
+    ].filter(({ p }) => (!onlyStatus || p.status === onlyStatus) && (!onlyKind || p.kind === onlyKind));
+    const sortKey = {
+      volume: ({ p }) => -(num(p.volume) ?? -Infinity),
+      depth: ({ p }) => -(num(p.separation) ?? num(p.depth) ?? -Infinity),
+      distance: ({ p }) => num(p.distance) ?? Infinity,
+    }[sortBy];
+    if (sortKey) clashes.sort((x, y) => sortKey(x) - sortKey(y));
+    const counts = {};
+    for (const { p } of clashes) counts[p.status ?? "new"] = (counts[p.status ?? "new"] ?? 0) + 1;
+    const shown = STATUSES.filter((x) => counts[x]).map((x) => `${counts[x]} ${x}`).join(", ");
+    this.$('[data-out="review"]').textContent =
+      `${clashes.length} clash(es)${shown ? `: ${shown}` : ""}${r.ignored?.length ? ` · ${r.ignored.length} ignored by rules` : ""}`;
+    for (const { p, resolved } of clashes) {
+      for (const key of keysOf(p.a, p.group_a, p.b, p.group_b)) {
+        const base = groupBy === "object" ? "" : key;
+        const li = document.createElement("li");
+        li.className = `item clash${resolved ? " resolved" : ""}`;
+        li.dataset.id = p.id ?? "";
+        li.dataset.status = p.status ?? "";
+        li.dataset.kind = p.kind ?? "";
+        const v = !resolved && num(p.volume) !== null ? ` vol ${vol(p.volume)}` : "";
+        const depth = !resolved && num(p.depth) !== null ? ` depth ${len(p.depth)}` : "";
+        const dist = !resolved && num(p.distance) !== null ? ` distance ${len(p.distance)}` : "";
+        // Directional penetration depth (issue 13): how far to move b, and which way.
+        const sep = !resolved && num(p.separation) !== null && Array.isArray(p.direction)
+          ? ` · apart after moving ${p.b} ${len(p.separation)} along ${dirName(p.direction)}`
+          : "";
+        li.innerHTML = `<span class="hit">●</span><span class="text"></span><span class="st"></span><div class="review"><select aria-label="status">${STATUSES.map((x) => `<option>${x}</option>`).join("")}</select><input class="assignee" placeholder="assignee" aria-label="assignee"><input class="comment" placeholder="comment" aria-label="comment"><button class="focus" title="Focus: isolate the two parts (the others x-rayed) and frame the clash; again or Esc to end">Focus</button></div>`;
+        if (resolved) li.firstChild.style.color = "#9aa1ad";
+        li.querySelector(".text").textContent = `${relPath(p.a, p.group_a, base)} ↔ ${relPath(p.b, p.group_b, base)} · ${p.kind ?? "clash"}${v}${depth}${dist}${sep}${resolved ? " · no longer found" : ""}`;
+        const st = li.querySelector(".st");
+        st.textContent = p.status ?? "";
+        st.classList.add(`st-${p.status}`);
+        li.title = `${p.a}${p.id_a ? ` (${p.id_a})` : ""} ↔ ${p.b}${p.id_b ? ` (${p.id_b})` : ""}${p.id ? `\nclash ${p.id}` : ""}`;
+        const sel = li.querySelector("select");
+        const who = li.querySelector(".assignee");
+        const note = li.querySelector(".comment");
+        sel.value = p.status ?? "new";
+        who.value = p.assignee ?? "";
+        note.value = p.comment ?? "";
+        li.querySelector(".review").addEventListener("click", (e) => e.stopPropagation());
+        const set = () => {
+          try {
+            this.setClashStatus(p.id, sel.value, { assignee: who.value, comment: note.value });
+          } catch (err) {
+            this._error(err.message);
+          }
+        };
+        sel.onchange = set;
+        who.onchange = set;
+        note.onchange = set;
+        const focusButton = li.querySelector(".focus");
+        if (this._focused === p.id) focusButton.classList.add("on");
+        focusButton.onclick = () => {
+          try {
+            this.focusClash(this._focused === p.id ? null : p.id);
+          } catch (err) {
+            this._error(err.message);
+          }
+        };
+        const box = p.overlap_box ?? (Array.isArray(p.closest) ? closestBox(p.closest) : null);
+        li.onclick = () => this._focus(box, [p.a, p.b]);
+        bucket(key).push(li);
+      }
     }
-    for (const x of r.self) {
-      const key = x.group ?? "";
+    for (const x of onlyStatus || onlyKind ? [] : r.self) {
+      const key = groupBy === "none" ? "" : groupBy === "object" ? x.object : x.group ?? "";
       const li = document.createElement("li");
       li.className = "item";
       li.innerHTML = `<span style="color:#e07800">●</span><span></span>`;
-      li.lastChild.textContent = `${relPath(x.object, x.group, key)} crosses itself · vol ${vol(x.volume)} · depth ${len(x.depth)}`;
+      li.lastChild.textContent = `${relPath(x.object, x.group, groupBy === "object" ? "" : key)} crosses itself · vol ${vol(x.volume)} · depth ${len(x.depth)}`;
       li.onclick = () => this._focusObject(x.object);
       bucket(key).push(li);
     }
@@ -1532,7 +1834,8 @@ export class LdiClashViewer extends HTMLElement {
     };
     const on = (name, f) => this._field(name).addEventListener("change", f);
     on("backend", () => this._setBackend(this._field("backend").value));
-    for (const n of ["mode", "resolution", "epsilon", "self"]) on(n, () => this._scheduleCheck());
+    for (const n of ["mode", "resolution", "epsilon", "self", "clearance"]) on(n, () => this._scheduleCheck());
+    for (const n of ["r_group", "r_sort", "r_status", "r_class"]) on(n, () => this._renderResults());
     on("collide", () => this._setCollide(this._field("collide").checked));
     for (const n of ["hidden_edges", "xray", "boxes"]) {
       on(n, () => {
@@ -1653,6 +1956,18 @@ export class LdiClashViewer extends HTMLElement {
         case "png":
           this._download(await this.screenshot(), "ldiclash.png");
           break;
+        case "session":
+          this._download(await this.saveSession(), "ldiclash-session.json");
+          break;
+        case "bcf": {
+          const ids = this._listedIds();
+          this._progress(0, "Writing BCF (drawing snapshots)…", true);
+          await new Promise((r) => setTimeout(r, 0));
+          const blob = await this.exportBcf({ version: this._field("bcf_version").value, ids: ids ?? undefined });
+          this._download(blob, "ldiclash-clashes.bcfzip");
+          this._progress(null);
+          break;
+        }
         case "panel":
           this.$(".panel").classList.toggle("open");
           break;
@@ -1834,9 +2149,10 @@ export class LdiClashViewer extends HTMLElement {
         case "PageUp": nudge(0, 0, 1); break;
         case "PageDown": nudge(0, 0, -1); break;
         case "j": this._action("json"); break;
+        case "k": this._action("bcf"); break;
         case "i": this._action("png"); break;
         case "h": case "?": this._action("help"); break;
-        case "Escape": this.$(".help").classList.remove("on"); this._select(-1); break;
+        case "Escape": this.$(".help").classList.remove("on"); this._select(-1); if (this._focused) this.focusClash(null); break;
         default: handled = false;
       }
     if (handled) e.preventDefault();
@@ -1920,7 +2236,8 @@ export async function fetchAll(urls, progress = () => {}) {
         throw new Error(`${url.pathname}: not JSON (${err.message})`);
       }
       out.push({ name: what, bytes: data });
-      const files = [...new Set((scene.objects ?? []).map((o) => o.file).filter((f) => typeof f === "string"))];
+      // Meshes embedded as data: URIs (a saved session) come with the scene file.
+      const files = [...new Set((scene.objects ?? []).map((o) => o.file).filter((f) => typeof f === "string" && !f.startsWith("data:")))];
       total += files.length;
       for (const f of files) {
         progress(done, total, f, bytes);

@@ -3,7 +3,8 @@
 // error panel for failures outside the widget (the wasm failing to load, uncaught errors).
 //
 // URL parameters:
-//   ?scene=URL            a scene.json (its meshes are fetched relative to it)
+//   ?scene=URL            a scene.json (its meshes are fetched relative to it), or a saved
+//                         session (the widget's Save: meshes embedded, review restored)
 //   ?model=URL[,URL…]     mesh files
 //   ?backend=auto|webgpu|cpu   ?mode=…   ?resolution=N
 //   ?units=mm|cm|m|um|in|ft|none   ?default-units=mm|…   (the scene unit; the unit of files

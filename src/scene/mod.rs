@@ -186,6 +186,112 @@ pub struct SceneEntry {
     pub kind: Option<String>,
 }
 
+/// The media types of meshes a scene file may embed as `data:` URIs, with the file name
+/// extension that picks their importer.
+const EMBEDDED_TYPES: [(&str, &str); 8] = [
+    ("model/obj", "obj"),
+    ("model/stl", "stl"),
+    ("model/x.stl-binary", "stl"),
+    ("model/gltf-binary", "glb"),
+    ("model/gltf+json", "gltf"),
+    ("model/3mf", "3mf"),
+    ("application/x-ply", "ply"),
+    ("model/off", "off"),
+];
+
+/// A mesh embedded in a scene file's `file` as a `data:` URI (`data:model/obj;base64,…`):
+/// the name that picks its importer (`embedded.obj`) and its bytes, or why they cannot be
+/// read. `None`: not a data URI (a file name).
+pub fn embedded_mesh(file: &str) -> Option<(String, Result<Vec<u8>, String>)> {
+    let rest = file.strip_prefix("data:")?;
+    let Some((head, data)) = rest.split_once(',') else {
+        return Some((
+            file.into(),
+            Err("a data: URI without ',' before its data".into()),
+        ));
+    };
+    let mut parts = head.split(';');
+    let media = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+    let base64 = parts.any(|p| p.trim().eq_ignore_ascii_case("base64"));
+    let Some((_, ext)) = EMBEDDED_TYPES.iter().find(|(t, _)| *t == media) else {
+        let known: Vec<&str> = EMBEDDED_TYPES.iter().map(|(t, _)| *t).collect();
+        return Some((
+            file.into(),
+            Err(format!(
+                "embedded mesh of type '{media}': use one of {}",
+                known.join(", ")
+            )),
+        ));
+    };
+    let bytes = if base64 {
+        decode_base64(data)
+    } else {
+        Err("an embedded mesh must be base64 (data:<type>;base64,…)".into())
+    };
+    Some((format!("embedded.{ext}"), bytes))
+}
+
+/// `data:model/obj;base64,` and the mesh's bytes, base64-encoded: a mesh embedded in a
+/// scene file (read back by [`embedded_mesh`]).
+pub fn embed_mesh(media_type: &str, bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(media_type.len() + 13 + bytes.len().div_ceil(3) * 4);
+    out.push_str("data:");
+    out.push_str(media_type);
+    out.push_str(";base64,");
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(ABC[((n >> (18 - 6 * k)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for (i, c) in text.bytes().enumerate() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' | b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return Err(format!("bad base64 character {:?} at {i}", c as char)),
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Ok(out)
+}
+
+/// A scene entry's file for messages: a data: URI shortened to its type.
+fn short_file_name(file: &str) -> String {
+    match file.strip_prefix("data:") {
+        Some(rest) => format!(
+            "data:{}…",
+            rest.split([';', ',']).next().unwrap_or_default()
+        ),
+        None => file.to_string(),
+    }
+}
+
 fn identity16() -> [f64; 16] {
     DMat4::IDENTITY.to_cols_array()
 }
@@ -562,15 +668,20 @@ impl Scene {
             let prepared = match cache.get(&e.file) {
                 Some(m) => m.clone(),
                 None => {
-                    let bytes = read(&e.file).map_err(|reason| SceneError::Read {
+                    // A mesh embedded as a data: URI (a saved session), else a file.
+                    let (format_name, bytes) = match embedded_mesh(&e.file) {
+                        Some(decoded) => decoded,
+                        None => (e.file.clone(), read(&e.file)),
+                    };
+                    let bytes = bytes.map_err(|reason| SceneError::Read {
                         name: e.name.clone(),
-                        file: e.file.clone(),
+                        file: short_file_name(&e.file),
                         reason,
                     })?;
-                    let assembly = mesh::load_assembly(&e.file, &bytes).map_err(|source| {
+                    let assembly = mesh::load_assembly(&format_name, &bytes).map_err(|source| {
                         SceneError::Mesh {
                             name: e.name.clone(),
-                            file: e.file.clone(),
+                            file: short_file_name(&e.file),
                             source,
                         }
                     })?;
@@ -735,4 +846,44 @@ fn place(mesh: &Mesh, world_from_object: &DMat4) -> (Mesh, Region) {
         .map(|(lo, hi)| Region::new(lo, hi))
         .unwrap_or(Region::new(Vec3::ZERO, Vec3::ZERO));
     (world, aabb)
+}
+
+#[cfg(test)]
+mod embed_tests {
+    use super::*;
+
+    #[test]
+    fn embedded_meshes_round_trip() {
+        for bytes in [&b""[..], b"f", b"fo", b"foo", b"foob", b"fooba", b"foobar"] {
+            let uri = embed_mesh("model/obj", bytes);
+            let (name, back) = embedded_mesh(&uri).expect("a data URI");
+            assert_eq!(name, "embedded.obj");
+            assert_eq!(back.as_deref(), Ok(bytes));
+        }
+        assert_eq!(
+            embed_mesh("model/obj", b"foobar"),
+            "data:model/obj;base64,Zm9vYmFy"
+        );
+        assert!(embedded_mesh("meshes/a.stl").is_none());
+        let (_, bad) = embedded_mesh("data:text/plain;base64,AAAA").expect("a data URI");
+        assert!(bad.unwrap_err().contains("model/obj"));
+        let (_, bad) = embedded_mesh("data:model/obj;base64,A*AA").expect("a data URI");
+        assert!(bad.is_err());
+    }
+
+    #[test]
+    fn a_scene_file_with_an_embedded_mesh_loads() {
+        let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+        let json = serde_json::json!({
+            "units": "mm",
+            "objects": [{"name": "tet", "file": embed_mesh("model/obj", obj.as_bytes()),
+                          "world_from_object": [1,0,0,0, 0,1,0,0, 0,0,1,0, 5,0,0,1]}],
+        });
+        let file = SceneFile::parse(json.to_string().as_bytes()).expect("parses");
+        let scene = Scene::from_file(&file, |name| Err(format!("no file {name}"))).expect("loads");
+        assert_eq!(scene.objects.len(), 1);
+        assert_eq!(scene.objects[0].mesh.triangles.len(), 4);
+        assert!(scene.objects[0].is_closed());
+        assert_eq!(scene.objects[0].world_from_object().w_axis.x, 5.0);
+    }
 }

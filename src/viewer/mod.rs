@@ -406,18 +406,37 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
         };
         let mut objects = Vec::with_capacity(file.objects.len());
         for e in &file.objects {
-            let found = by_name.get(e.file.as_str()).copied().or_else(|| {
-                by_base
-                    .get(&base_name(&e.file).to_ascii_lowercase())
-                    .copied()
-            });
-            let Some(f) = found else {
-                objects.push(vec![[0, 0]]);
+            if let Some(parts) = parsed.get(&e.file) {
+                objects.push(parts.clone());
                 continue;
+            }
+            // A mesh embedded in the scene file (a saved session) or one of the files.
+            let (key, format_name, bytes) = match crate::scene::embedded_mesh(&e.file) {
+                Some((format_name, Ok(bytes))) => (e.file.clone(), format_name, bytes.into()),
+                Some((_, Err(_))) => {
+                    objects.push(vec![[0, 0]]);
+                    continue;
+                }
+                None => {
+                    let found = by_name.get(e.file.as_str()).copied().or_else(|| {
+                        by_base
+                            .get(&base_name(&e.file).to_ascii_lowercase())
+                            .copied()
+                    });
+                    let Some(f) = found else {
+                        objects.push(vec![[0, 0]]);
+                        continue;
+                    };
+                    used.push(f.name.as_str());
+                    (
+                        f.name.clone(),
+                        f.name.clone(),
+                        std::borrow::Cow::Borrowed(f.bytes.as_slice()),
+                    )
+                }
             };
-            used.push(f.name.as_str());
-            let parts = parsed.entry(f.name.clone()).or_insert_with(|| {
-                match mesh::load_assembly(&f.name, &f.bytes) {
+            let parts = parsed.entry(key).or_insert_with(|| {
+                match mesh::load_assembly(&format_name, &bytes) {
                     Ok(a) => {
                         for m in &a.meshes {
                             plan.distinct[0] += m.triangles.len() as u64;
@@ -458,6 +477,9 @@ pub struct CheckSettings {
     pub axes: String,
     /// Self-collision in auto mode.
     pub self_check: bool,
+    /// Clearance test (scene units): pairs apart but closer than this are reported as
+    /// `clearance` pairs with their exact distance; `None`: no clearance test.
+    pub clearance: Option<f64>,
 }
 
 impl Default for CheckSettings {
@@ -468,6 +490,7 @@ impl Default for CheckSettings {
             epsilon: None,
             axes: "auto".into(),
             self_check: true,
+            clearance: None,
         }
     }
 }
@@ -500,7 +523,7 @@ impl CheckSettings {
             self_check: self.self_check,
             backend: crate::check::Backend::Cpu,
             broad_phase: crate::check::BroadPhase::default(),
-            clearance: None,
+            clearance: self.clearance,
         })
     }
 }
@@ -874,6 +897,38 @@ mod tests {
         );
         assert_eq!(plan.distinct, [12, 8]);
         assert_eq!(plan.loose_bytes, files[2].bytes.len() as u64);
+    }
+
+    #[test]
+    fn a_load_plan_counts_embedded_meshes_once_and_a_session_loads() {
+        let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+        let uri = crate::scene::embed_mesh("model/obj", obj.as_bytes());
+        let scene = serde_json::json!({"units": "mm", "objects": [
+            {"name": "t1", "file": uri},
+            {"name": "t2", "file": uri, "world_from_object": [1,0,0,0, 0,1,0,0, 0,0,1,0, 0.5,0,0,1]},
+            {"name": "bad", "file": "data:model/obj;base64,*"},
+        ]});
+        let files = [file("session.json", scene.to_string().into_bytes())];
+        let plan = plan_load(&files);
+        assert_eq!(
+            plan.scenes,
+            vec![(
+                "session.json".to_string(),
+                vec![vec![[4, 4]], vec![[4, 4]], vec![[0, 0]]]
+            )]
+        );
+        assert_eq!(plan.distinct, [4, 4]);
+        assert_eq!(plan.loose_bytes, 0);
+        // Without the broken entry the session loads by itself: no other files needed.
+        let good = serde_json::json!({"units": "mm", "objects": [
+            {"name": "t1", "file": uri},
+            {"name": "t2", "file": uri, "world_from_object": [1,0,0,0, 0,1,0,0, 0,0,1,0, 0.5,0,0,1]},
+        ]});
+        let mut session = Session::default();
+        let out = session.load(&[file("session.json", good.to_string().into_bytes())]);
+        assert!(out.errors.is_empty(), "{:?}", out.errors);
+        assert_eq!(out.added.len(), 2);
+        assert_eq!(session.scene.objects[1].world_from_object().w_axis.x, 0.5);
     }
 
     #[test]
