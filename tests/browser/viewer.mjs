@@ -684,7 +684,7 @@ function loadAndCheck(page, urls, backend = "cpu") {
         tree: [...root.querySelectorAll('[data-out="objects"] li.group')].map((li) => li.dataset.group),
         leaves: [...root.querySelectorAll('[data-out="objects"] li.item .name')].map((n) => n.textContent),
         // Each result's label (after its coloured marker).
-        results: [...root.querySelectorAll('[data-out="results"] li.item')].map((li) => li.lastChild.textContent),
+        results: [...root.querySelectorAll('[data-out="results"] li.item')].map((li) => (li.querySelector(".text") ?? li.lastChild).textContent),
         resultGroups: [...root.querySelectorAll('[data-out="results"] li.group .gname')].map((n) => n.textContent),
       };
     },
