@@ -24,22 +24,8 @@ use ldiclash::viewer::{InputFile, Session};
 // Fixture writers.
 
 fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (k, &b)| n | u32::from(b) << (16 - 8 * k));
-        for k in 0..4 {
-            s.push(if k <= chunk.len() {
-                A[(n >> (18 - 6 * k) & 63) as usize] as char
-            } else {
-                '='
-            });
-        }
-    }
-    s
+    use base64::engine::{general_purpose::STANDARD, Engine as _};
+    STANDARD.encode(bytes)
 }
 
 /// A glTF (JSON, embedded buffer) whose meshes are `meshes` and whose node list is the JSON

@@ -234,51 +234,13 @@ pub fn embedded_mesh(file: &str) -> Option<(String, Result<Vec<u8>, String>)> {
 /// `data:model/obj;base64,` and the mesh's bytes, base64-encoded: a mesh embedded in a
 /// scene file (read back by [`embedded_mesh`]).
 pub fn embed_mesh(media_type: &str, bytes: &[u8]) -> String {
-    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(media_type.len() + 13 + bytes.len().div_ceil(3) * 4);
-    out.push_str("data:");
-    out.push_str(media_type);
-    out.push_str(";base64,");
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for k in 0..4 {
-            if k <= chunk.len() {
-                out.push(ABC[((n >> (18 - 6 * k)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    use base64::engine::{general_purpose::STANDARD, Engine as _};
+    format!("data:{media_type};base64,{}", STANDARD.encode(bytes))
 }
 
 fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for (i, c) in text.bytes().enumerate() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' | b' ' | b'\n' | b'\r' | b'\t' => continue,
-            _ => return Err(format!("bad base64 character {:?} at {i}", c as char)),
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Ok(out)
+    crate::mesh::io::decode_base64(text)
+        .map_err(|at| format!("bad base64 at character {at} of the embedded mesh"))
 }
 
 /// A scene entry's file for messages: a data: URI shortened to its type.

@@ -84,22 +84,8 @@ pub fn view_of(meshes: &[Mesh], desc: ViewDesc, res: u32) -> LdiView {
 
 /// Standard base64 (the `data:` URIs of embedded glTF buffers).
 pub fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (k, &b)| n | u32::from(b) << (16 - 8 * k));
-        for k in 0..4 {
-            if k <= chunk.len() {
-                s.push(ALPHABET[(n >> (18 - 6 * k) & 63) as usize] as char);
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
+    use base64::engine::{general_purpose::STANDARD, Engine as _};
+    STANDARD.encode(bytes)
 }
 
 /// A glTF file (one node, one mesh, the buffer embedded) holding `m`; glTF is in metres.

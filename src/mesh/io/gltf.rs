@@ -196,7 +196,7 @@ fn load_buffers(
             gltf::buffer::Source::Uri(uri) => {
                 if let Some(data) = uri.strip_prefix("data:") {
                     match data.split_once(";base64,") {
-                        Some((_, payload)) => decode_base64(payload).map_err(|at| {
+                        Some((_, payload)) => super::decode_base64(payload).map_err(|at| {
                             format!("invalid base64 at character {at} of its data URI")
                         }),
                         None => Err("is a data URI without `;base64,`".to_owned()),
@@ -225,45 +225,6 @@ fn load_buffers(
             }
         });
         out.push(data);
-    }
-    Ok(out)
-}
-
-/// Decodes standard base64 (padding optional); `Err(position)` of the first bad character.
-fn decode_base64(text: &str) -> Result<Vec<u8>, usize> {
-    fn value(c: u8) -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        } as u32)
-    }
-    let bytes = text.as_bytes();
-    let body = bytes
-        .iter()
-        .rposition(|&c| c != b'=')
-        .map_or(&bytes[..0], |last| &bytes[..=last]);
-    if bytes.len() - body.len() > 2 {
-        return Err(body.len());
-    }
-    let mut out = Vec::with_capacity(body.len() / 4 * 3 + 3);
-    let mut acc: u32 = 0;
-    let mut bits = 0u32;
-    for (i, &c) in body.iter().enumerate() {
-        acc = (acc << 6) | value(c).ok_or(i)?;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    // A single leftover character (6 bits) cannot end valid base64.
-    if bits == 6 {
-        return Err(body.len());
     }
     Ok(out)
 }
@@ -597,6 +558,7 @@ impl<'a> Walker<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::decode_base64;
     use super::*;
 
     #[test]

@@ -391,6 +391,23 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
+/// Decodes standard base64 (padding optional, ASCII whitespace ignored); `Err(position)` of
+/// the first bad character (in the text without whitespace).
+pub(crate) fn decode_base64(text: &str) -> Result<Vec<u8>, usize> {
+    use base64::engine::{general_purpose, DecodePaddingMode, Engine as _, GeneralPurpose};
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        general_purpose::GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    LENIENT.decode(&compact).map_err(|e| match e {
+        base64::DecodeError::InvalidByte(at, _) => at,
+        base64::DecodeError::InvalidLastSymbol(at, _) => at,
+        _ => compact.len(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
