@@ -11,7 +11,7 @@ mod validate;
 
 pub use io::{
     load_assembly, load_assembly_format, load_format, load_mesh, sniff, unit_factor, Format,
-    LoadedAssembly, LoadedMesh, MeshLoadError, Part, Units,
+    LoadedAssembly, LoadedMesh, MeshLoadError, Part, Units, MAX_TRIANGLES,
 };
 pub use validate::{validate, Validation};
 
