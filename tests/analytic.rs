@@ -193,13 +193,8 @@ fn face_contact_is_touch_not_volume() {
 /// put the boxes' borders anywhere inside pixels) are within 0.5% of the exact volume.
 #[test]
 fn random_axis_aligned_boxes_within_half_a_percent_at_256() {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f32 / (1u64 << 53) as f32
-    };
+    let mut rnd = common::xorshift(0x2545_f491_4f6c_dd1d);
+    let mut next = move || rnd() as f32;
     let mut worst = 0.0f64;
     for _ in 0..20 {
         let lo_a = Vec3::new(next(), next(), next()) * 2.0 - Vec3::ONE;

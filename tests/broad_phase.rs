@@ -266,13 +266,7 @@ fn thin_touching_nested_and_tiny_parts_are_not_lost() {
 /// Random pairs of shapes placed at random around contact: both broad phases agree on all.
 #[test]
 fn random_near_contact_placements_agree() {
-    let mut s = 0x2545_F491_4F6C_DD1Du64;
-    let mut rnd = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rnd = common::xorshift(0x2545_F491_4F6C_DD1Du64);
     let shapes = [
         uv_sphere(Vec3::ZERO, 0.5, 24, 12),
         cuboid(Vec3::splat(-0.4), Vec3::splat(0.4)),

@@ -205,13 +205,7 @@ fn analytic_cases() {
 /// all triangle pairs whenever that is within the clearance, and nothing else is reported.
 #[test]
 fn random_placements_miss_nothing() {
-    let mut s = 0x9E37_79B9u64;
-    let mut rnd = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rnd = common::xorshift(0x9E37_79B9u64);
     let shapes = [
         uv_sphere(Vec3::ZERO, 0.5, 16, 8),
         cuboid(Vec3::splat(-0.4), Vec3::splat(0.4)),

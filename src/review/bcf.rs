@@ -415,8 +415,13 @@ pub fn topics(
         let Some(clip) = super::snapshot::clash_box(scene, a, b, overlap) else {
             return Ok(());
         };
-        let res = snapshot_resolution.max(16);
-        let (image, camera) = super::snapshot::render(scene, a, b, &clip, res)?;
+        // No snapshot asked for: the camera alone, nothing drawn.
+        let (image, camera) = if snapshot_resolution > 0 {
+            let (image, camera) = super::snapshot::render(scene, a, b, &clip, snapshot_resolution)?;
+            (Some(image), camera)
+        } else {
+            (None, super::snapshot::camera(&clip, 16)?)
+        };
         out.push(Topic {
             clash_id: id,
             title,
@@ -427,7 +432,7 @@ pub fn topics(
             components: [component(a), component(b)],
             camera,
             clip: [clip.min.as_dvec3(), clip.max.as_dvec3()],
-            snapshot: (snapshot_resolution > 0).then_some(image),
+            snapshot: image,
         });
         Ok(())
     };

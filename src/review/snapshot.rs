@@ -56,6 +56,32 @@ pub fn clash_box(scene: &Scene, a: usize, b: usize, overlap: Option<Region>) -> 
         .filter(Region::is_finite)
 }
 
+/// The view that shows `clip`, `resolution` pixels along its longest edge.
+fn view_of(clip: &Region, resolution: u32) -> Result<LdiView, CheckError> {
+    Ok(LdiView::new(
+        clip,
+        ViewDesc::Direction(VIEW_DIRECTION),
+        resolution,
+    )?)
+}
+
+/// The BCF camera of a view of `clip`: in front of the box, on its centre line.
+fn camera_of(view: &LdiView, clip: &Region) -> OrthoCamera {
+    let (lo, hi) = (clip.min.as_dvec3(), clip.max.as_dvec3());
+    OrthoCamera {
+        point: (lo + hi) * 0.5 - view.dir * (hi - lo).length(),
+        direction: view.dir,
+        up: view.v,
+        view_to_world_scale: f64::from(view.height) * view.pixel_size,
+        aspect: f64::from(view.width) / f64::from(view.height),
+    }
+}
+
+/// The camera [`render`] would use, without drawing.
+pub fn camera(clip: &Region, resolution: u32) -> Result<OrthoCamera, CheckError> {
+    Ok(camera_of(&view_of(clip, resolution)?, clip))
+}
+
 /// Draw objects `a` and `b` of `scene` (and whatever else reaches into `clip`) inside `clip`,
 /// `resolution` pixels along the box's longest edge.
 pub fn render(
@@ -65,7 +91,7 @@ pub fn render(
     clip: &Region,
     resolution: u32,
 ) -> Result<(Image, OrthoCamera), CheckError> {
-    let mut view = LdiView::new(clip, ViewDesc::Direction(VIEW_DIRECTION), resolution)?;
+    let mut view = view_of(clip, resolution)?;
     let shown: Vec<usize> = (0..scene.objects.len())
         .filter(|&k| k == a || k == b || scene.objects[k].aabb().overlaps(clip))
         .collect();
@@ -176,15 +202,7 @@ pub fn render(
             ]);
         }
     }
-    let centre = (lo + hi) * 0.5;
-    let reach = (hi - lo).length();
-    let camera = OrthoCamera {
-        point: centre - view.dir * reach,
-        direction: view.dir,
-        up: view.v,
-        view_to_world_scale: f64::from(h) * view.pixel_size,
-        aspect: f64::from(w) / f64::from(h),
-    };
+    let camera = camera_of(&view, clip);
     Ok((
         Image {
             width: w,

@@ -123,3 +123,14 @@ pub fn gltf_of(m: &Mesh) -> String {
         m.triangles.len() * 3
     )
 }
+
+/// A seeded xorshift generator of numbers in `[0, 1)`: the random placements of the tests.
+pub fn xorshift(seed: u64) -> impl FnMut() -> f64 {
+    let mut s = seed;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
