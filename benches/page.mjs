@@ -179,6 +179,8 @@ async function pageRun(browser, url, scene, backend) {
             pairsAfter: again.pairs.length,
             moved: last.name,
             size,
+            phasesFirst: first.timings_ms,
+            phasesAgain: again.timings_ms,
           };
         },
         { scene, backend },
@@ -188,7 +190,19 @@ async function pageRun(browser, url, scene, backend) {
   await page.close();
   if (problems.length) throw new Error(`${scene} on ${backend}: ${problems.join("; ")}`);
   const pick = (k) => median(runs.map((x) => x[k]));
-  return { load: pick("load"), first: pick("first"), recheck: pick("recheck"), backend: runs[0].backend, pairs: runs[0].pairs, moved: runs[0].moved, size: runs[0].size };
+  // Per phase, the median over runs of each key.
+  const phases = (k) => Object.fromEntries(Object.keys(runs[0][k] ?? {}).map((p) => [p, median(runs.map((x) => x[k]?.[p] ?? 0))]));
+  return {
+    load: pick("load"),
+    first: pick("first"),
+    recheck: pick("recheck"),
+    backend: runs[0].backend,
+    pairs: runs[0].pairs,
+    moved: runs[0].moved,
+    size: runs[0].size,
+    phasesFirst: phases("phasesFirst"),
+    phasesAgain: phases("phasesAgain"),
+  };
 }
 
 /** three-mesh-bvh in a page of the same browser. */
@@ -223,6 +237,7 @@ async function main() {
   const server = await serve(path.resolve(opts.dist), { mounts: { "/nm/": path.join(ROOT, "node_modules"), "/bench/": BENCH_DIR } });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...WEBGPU_ARGS] });
   const rows = [];
+  const phaseRows = [];
   let version = "";
   try {
     for (const scene of SCENES) {
@@ -235,6 +250,15 @@ async function main() {
       rows.push(
         `| ${scene} | ${n.triangles} | ${ms(n.check)} (load ${ms(n.load)}) | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.first / n.check).toFixed(1)}× | ${ms(gpu.load)} / ${ms(gpu.first)} / ${ms(gpu.recheck)} (${gpu.backend}) | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(cpu.first / threeFirst).toFixed(2)}× | ${(cpu.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${cpu.pairs} / ${n.pairs} / ${three.hits} |`,
       );
+      for (const [what, t] of [["first", cpu.phasesFirst], ["re-check", cpu.phasesAgain]]) {
+        const g = (k) => t[k] ?? 0;
+        const transit = g("to_worker") + g("to_page");
+        const worker = g("worker_place") + g("worker_check") + g("worker_segments_out") - g("total") - g("segments") - g("annotate");
+        const pageSide = g("page_transforms") + g("page_review") + g("page_apply") + g("page_parse") + g("page_results_list") + g("page_draw");
+        phaseRows.push(
+          `| ${scene} | ${what} | ${ms(g("total"))} | ${ms(g("segments"))} | ${ms(g("annotate"))} | ${ms(worker)} | ${ms(transit)} | ${ms(g("page_review"))} / ${ms(g("page_apply"))} / ${ms(g("page_parse"))} | ${ms(g("page_results_list"))} / ${ms(g("page_draw"))} | ${ms(pageSide)} | ${ms(g("round_trip"))} |`,
+        );
+      }
       console.error(`ok   - ${scene}`);
     }
   } finally {
@@ -246,6 +270,12 @@ async function main() {
   console.log("| scene | triangles | native check, 1 thread | page CPU worker: load / first check / re-check | page CPU first / native | page WebGPU (SwiftShader): load / first / re-check | three-mesh-bvh: build + query / re-query | page CPU first / three build + query | page CPU re-check / three re-query | pairs page / native / three |");
   console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) console.log(r);
+  console.log("");
+  console.log("Where the page CPU worker's check goes (report timings_ms, medians, ms; the last check of each `check()`):");
+  console.log("");
+  console.log("| scene | check | engine | segments | annotate | worker other (wasm boundary, report JSON) | transit (to worker + back) | page: review / apply / parse | page: results list / draw | page in all | round trip |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  for (const r of phaseRows) console.log(r);
 }
 
 main().catch((e) => {

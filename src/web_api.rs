@@ -231,12 +231,19 @@ impl CheckWorker {
         let mut report = checker
             .check_with_progress(&self.session.scene, &mut |d, t, w| p.report(d, t, w))
             .map_err(js_err)?;
+        let t = crate::clock::now_ms();
         annotate_report(&self.session.scene, &self.session.units(), &mut report);
+        let ts = crate::clock::now_ms();
         self.segments =
             self.segment_cache
                 .segments(&self.session.scene, &report, &mut |d, t, w| {
                     p.report(d, t, w)
                 });
+        let te = crate::clock::now_ms();
+        // The page's phases around the engine's (issue 15): naming the parts, and the exact
+        // intersection segments drawn as red edges.
+        report.timings_ms.insert("annotate".into(), ts - t);
+        report.timings_ms.insert("segments".into(), te - ts);
         to_json(&report)
     }
 
@@ -304,8 +311,13 @@ pub async fn run_gpu_check(
     })
     .await
     .map_err(js_err)?;
+    let t = crate::clock::now_ms();
     annotate_report(&job.scene, &job.units, &mut report);
+    let ts = crate::clock::now_ms();
     let segments = segments_with_progress(&job.scene, &report, &mut |d, t, w| p.report(d, t, w));
+    let te = crate::clock::now_ms();
+    report.timings_ms.insert("annotate".into(), ts - t);
+    report.timings_ms.insert("segments".into(), te - ts);
     Ok(CheckResult {
         report: to_json(&report)?,
         pairs: flatten(&segments.pairs),

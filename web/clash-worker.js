@@ -5,10 +5,14 @@
 //   {id, op: "clear"}                        -> {id, ok}
 //   {id, op: "units", scene, default}        -> {id, ok}   (as the viewer's set_units)
 //   {id, op: "memory"}                       -> {id, ok, bytes} (this wasm instance's memory)
-//   {id, op: "check", names, matrices, settings}
+//   {id, op: "check", names, matrices, settings, sent}  (sent: performance.timeOrigin + now())
 //                                            -> {id, progress: {done, total, what}} (several;
 //                                               what: pairs | self | segments)
-//                                            -> {id, ok, report, pairs, selves, ms}
+//                                            -> {id, ok, report, pairs, selves, ms, phases, bytes}
+//                                               phases: {sent (the message's), received, posted}
+//                                               (clock readings,
+//                                               performance.timeOrigin + now()) and {place,
+//                                               check, segments_out} (ms); bytes: as "memory"
 //   {id, op: "test:exhaust-memory"}          -> (test hook) a fatal failure: out of memory
 //   failure                                  -> {id, ok: false, error, fatal}
 //     fatal: the wasm trapped (a Rust panic or abort, such as running out of memory); this
@@ -71,13 +75,20 @@ self.onmessage = async (event) => {
       case "check": {
         const t0 = performance.now();
         worker.set_transforms(msg.names, msg.matrices);
+        const t1 = performance.now();
         const report = worker.check(msg.settings, (done, total, what) =>
           self.postMessage({ id: msg.id, progress: { done, total, what } }),
         );
+        const t2 = performance.now();
         const pairs = worker.pair_segments();
         const selves = worker.self_segments();
+        const t3 = performance.now();
+        // Phases (ms) and clock readings (performance.timeOrigin + now(), comparable across
+        // the page and this worker) for the page's timings.
+        const at = (t) => performance.timeOrigin + t;
+        const phases = { sent: msg.sent, received: at(t0), place: t1 - t0, check: t2 - t1, segments_out: t3 - t2, posted: at(performance.now()) };
         self.postMessage(
-          { id: msg.id, ok: true, report, pairs, selves, ms: performance.now() - t0 },
+          { id: msg.id, ok: true, report, pairs, selves, ms: t3 - t0, phases, bytes: memory_bytes() },
           [pairs.buffer, selves.buffer],
         );
         break;

@@ -17,6 +17,7 @@
 //             setTransform(name, matrix16)                       (column-major, like scene.json)
 //             check() -> Promise<report>                         (ldiclash check --json schema)
 //             clear(), fitAll(), screenshot() -> Promise<Blob>, report (last report or null),
+//             checkBackend ({backend: webgpu|cpu, reason}: auto skips software adapters),
 //             animate(scene, {amplitude}) (box100|cloth|softbody|twist|spring|rigid), deform(kind, amplitude)
 //             (twist|wobble|spring on the loaded objects), stopAnimation(),
 //             review() -> [{id, a, b, kind, status, assignee, comment}]  (the clash review:
@@ -196,6 +197,7 @@ class CheckClient {
       if (!p) return;
       if (d.progress) return this.onProgress?.(d.progress);
       this.pending.delete(d.id);
+      d.arrived = performance.timeOrigin + performance.now();
       if (d.ok) p.resolve(d);
       else {
         p.reject(new Error(d.error));
@@ -308,7 +310,7 @@ class CheckClient {
       const report = this.inline.check(settings, (done, total, what) => this.onProgress?.({ done, total, what }));
       return { report, pairs: this.inline.pair_segments(), selves: this.inline.self_segments() };
     }
-    return this.call({ op: "check", names, matrices, settings });
+    return this.call({ op: "check", names, matrices, settings, sent: performance.timeOrigin + performance.now() });
   }
 
   /** Test hook: end the worker from outside, as the browser would kill it. */
@@ -491,6 +493,34 @@ const HTML = `
 </div>
 <input type="file" multiple hidden accept=".stl,.obj,.mtl,.ply,.off,.gltf,.glb,.bin,.3mf,.json,.step,.stp,.iges,.igs,.brep,.ifc">
 `;
+
+/** The page's phases of a check, in order, as they appear in the report's `timings_ms` and
+ * the panel (ms). */
+const PAGE_PHASES = ["load_read", "load_plan", "load_post", "load_view", "load_upload", "load_worker", "load", "page_transforms", "to_worker", "worker_place", "worker_check", "worker_segments_out", "to_page", "page_gpu_job", "page_gpu_check", "page_check", "page_review", "page_apply", "page_parse", "page_results_list", "page_draw", "round_trip"];
+const PAGE_PHASE_WORDS = {
+  load_read: "last load: files read",
+  load_plan: "last load: planned (memory)",
+  load_post: "last load: files to the worker",
+  load_view: "last load: scene built here",
+  load_upload: "last load: uploaded and drawn",
+  load_worker: "last load: worker's scene ready",
+  load: "last load: in all",
+  page_transforms: "placements read",
+  to_worker: "to the worker",
+  worker_place: "worker: placing",
+  worker_check: "worker: check (wasm, with segments and report JSON)",
+  worker_segments_out: "worker: segments out",
+  to_page: "back to the page",
+  page_gpu_job: "WebGPU job (scene copy)",
+  page_gpu_check: "WebGPU check",
+  page_check: "check on the page's thread",
+  page_review: "clash review",
+  page_apply: "results to the view",
+  page_parse: "report parsed",
+  page_results_list: "results list",
+  page_draw: "drawing",
+  round_trip: "whole check",
+};
 
 const PHASES = {
   coarse: "coarse occupancy of the objects in overlapping boxes",
@@ -788,15 +818,26 @@ export class LdiClashViewer extends HTMLElement {
     if (names.length) {
       // What would this place? Say so before placing it when it cannot fit into wasm memory,
       // and load what fits.
+      // The load's phases (ms), in the next reports' timings_ms (issue 15).
+      const lt = { load_read: performance.now() - t0 };
       this._progress(1, "Planning the scene…", true);
       await new Promise((r) => setTimeout(r, 0));
+      let tl = performance.now();
       const limited = this._fitToMemory(names, datas);
+      lt.load_plan = performance.now() - tl;
       if (limited.note) notes.push(limited.note);
       this._progress(1, "Building the scene…", true);
       await new Promise((r) => setTimeout(r, 0));
       // The worker parses in parallel (the other core) while this thread places the scene.
-      const workerLoad = this.checker.load(names, limited.datas);
+      tl = performance.now();
+      const workerLoad = this.checker.load(names, limited.datas).then((r) => {
+        lt.load_worker = performance.now() - tl;
+        return r;
+      });
+      lt.load_post = performance.now() - tl;
+      const tv = performance.now();
       outcome = JSON.parse(this.viewer.load(names, limited.datas));
+      lt.load_view = performance.now() - tv;
       if (outcome.added.length) this._sceneGen++;
       const parseMs = performance.now() - t0;
       this._phase("parse", { state: "end", ms: parseMs, triangles: limited.triangles, bytes: await this._memory() });
@@ -807,8 +848,11 @@ export class LdiClashViewer extends HTMLElement {
       } catch (err) {
         this._error(`Drawing failed: ${err?.message ?? err}`);
       }
-      this._phase("upload", { state: "end", ms: performance.now() - t1, bytes: this.viewer.gpu_mesh_bytes() });
+      lt.load_upload = performance.now() - t1;
+      this._phase("upload", { state: "end", ms: lt.load_upload, bytes: this.viewer.gpu_mesh_bytes() });
       await workerLoad;
+      lt.load = performance.now() - t0;
+      this._loadTimings = lt;
     } else {
       this._phase("parse", { state: "end", ms: performance.now() - t0 });
     }
@@ -1308,12 +1352,31 @@ export class LdiClashViewer extends HTMLElement {
   }
 
   _useGpu() {
-    return this._backend !== "cpu" && this.viewer.compute_backend() === "webgpu";
+    return this.checkBackend.backend === "webgpu";
+  }
+
+  /** Who runs the checks and why: `{backend: "webgpu"|"cpu", reason}`. `auto` takes WebGPU
+   * on a hardware adapter, but not on a software one (SwiftShader, lavapipe, WARP: 25–30×
+   * slower than the CPU worker here, README "The page's speed") while a worker can check. */
+  get checkBackend() {
+    if (!this.viewer) return { backend: "cpu", reason: "not ready" };
+    const gpu = this.viewer.compute_backend() === "webgpu";
+    const lost = this.viewer.gpu_lost?.();
+    if (this._backend === "cpu") return { backend: "cpu", reason: "asked for (backend=cpu)" };
+    if (!gpu) return { backend: "cpu", reason: lost ? `the WebGPU device was lost (${lost})` : "WebGPU is not available here" };
+    if (this._backend === "webgpu") return { backend: "webgpu", reason: "asked for (backend=webgpu)" };
+    const name = this._adapter?.name ?? "an unnamed adapter";
+    if (this._adapter?.software && this.checker?.threaded) {
+      return { backend: "cpu", reason: `auto: WebGPU runs on ${name}, a software renderer, slower than the CPU worker` };
+    }
+    if (this._adapter?.software) return { backend: "webgpu", reason: `auto: WebGPU on ${name} (software), as there is no worker to check off the page's thread` };
+    return { backend: "webgpu", reason: `auto: WebGPU on ${name} (hardware)` };
   }
 
   /** Queue a check of the scene as it will be when the running one ends (coalesced: any
    * number of changes during a check cost one more check). */
   _scheduleCheck() {
+    this._changes = (this._changes ?? 0) + 1;
     if (!this._collide || !this.viewer || this._queued || this._animating) return;
     this._queued = true;
     this._chain = (this._chain ?? Promise.resolve())
@@ -1325,8 +1388,30 @@ export class LdiClashViewer extends HTMLElement {
     this._chain.catch(() => {});
   }
 
-  /** A fresh check after any running one; resolves with its report. */
+  /** What a check's answer depends on, read now: the objects and their placements, the
+   * settings, the backend, the units and the review rules, and the changes signalled to
+   * `_scheduleCheck`. Animated and deformed scenes (`_local`) have none: they always check. */
+  _checkState() {
+    if (this._local || !this.viewer) return null;
+    const [names, matrices] = this.viewer.transforms();
+    const text = [this._sceneGen, this._changes ?? 0, this._backend, this._useGpu(), this._settings(), this.viewer.units().join(","), JSON.stringify(this._rules ?? {}), names.join("\u0000")].join("|");
+    return { text, matrices };
+  }
+
+  static _sameState(a, b) {
+    return !!a && !!b && a.text === b.text && a.matrices.length === b.matrices.length && a.matrices.every((x, i) => x === b.matrices[i]);
+  }
+
+  /** A check of the scene as it is now; resolves with its report. The last check's report
+   * when it was of this very state (after the checks queued or running end: `load()` and
+   * `setTransform()` start one, which `check()` then shares instead of repeating it). */
   async _runCheck() {
+    for (;;) {
+      const chain = this._chain ?? Promise.resolve();
+      await chain.catch(() => {});
+      if (this._chain === chain || !this._chain) break;
+    }
+    if (this._report && this._collide && LdiClashViewer._sameState(this._checkedState, this._checkState())) return this._report;
     for (;;) {
       const run = (this._chain ?? Promise.resolve()).catch(() => {}).then(() => this._doCheck());
       this._chain = run;
@@ -1340,16 +1425,28 @@ export class LdiClashViewer extends HTMLElement {
   async _doCheck(retries = 1) {
     const gen = this._sceneGen;
     const t0 = performance.now();
+    const state = this._checkState();
+    this._checkedState = null;
     this._checking = { backend: this._checkerWords() };
     this._phase("check", { state: "start" });
     const busy = setTimeout(() => this._checkProgress({ done: 0, total: 0, what: "start" }), 150);
     try {
       const settings = this._settings();
       let result;
+      // The page's phases of this check (ms), added to the report's timings_ms (issue 15).
+      const page = {};
+      let tp = performance.now();
+      const lap = (name) => {
+        const now = performance.now();
+        page[name] = (page[name] ?? 0) + now - tp;
+        tp = now;
+      };
+      let workerBytes = 0;
       const lost = this._useGpu() ? this.viewer.gpu_lost() : null;
       if (lost) this._gpuLost(lost);
       if (this._useGpu()) {
         const job = this.viewer.gpu_job(settings);
+        lap("page_gpu_job");
         let r;
         try {
           r = await this.wasm.run_gpu_check(job, (done, total, what) => this._checkProgress({ done, total, what }));
@@ -1361,28 +1458,56 @@ export class LdiClashViewer extends HTMLElement {
           clearTimeout(busy);
           return this._doCheck(retries);
         }
+        lap("page_gpu_check");
         if (gen !== this._sceneGen) return null;
         result = { report: this._reviewed(r.report) };
+        lap("page_review");
         this.viewer.apply_result(result.report, r.pair_segments, r.self_segments);
+        lap("page_apply");
       } else if (this._local) {
         // An animation replaced the scene: the worker does not have it.
-        result = { report: this._reviewed(this.viewer.check_cpu(settings)) };
+        result = { report: this.viewer.check_cpu(settings) };
+        lap("page_check");
+        result.report = this._reviewed(result.report);
+        lap("page_review");
       } else {
         const [names, matrices] = this.viewer.transforms();
+        lap("page_transforms");
         result = await this.checker.check(names, matrices, settings);
         if (gen !== this._sceneGen) return null;
+        workerBytes = result.bytes ?? 0;
+        const ph = result.phases;
+        if (ph && result.arrived) {
+          // Clock readings on both sides: time in transit each way, and the worker's parts.
+          Object.assign(page, {
+            to_worker: Math.max(0, ph.received - ph.sent),
+            worker_place: ph.place,
+            worker_check: ph.check,
+            worker_segments_out: ph.segments_out,
+            to_page: Math.max(0, result.arrived - ph.posted),
+          });
+        }
+        tp = performance.now();
         result.report = this._reviewed(result.report);
+        lap("page_review");
         this.viewer.apply_result(result.report, result.pairs, result.selves);
+        lap("page_apply");
       }
       const report = JSON.parse(result.report);
+      lap("page_parse");
       this._report = report;
       this._lastMs = performance.now() - t0;
-      const workerBytes = this._useGpu() || this._local ? 0 : await this.checker.memory().catch(() => 0);
-      this._phase("check", { state: "end", ms: this._lastMs, bytes: Math.max(workerBytes, await this._memory()) });
       this._firstCheck = false;
       this._checking = null;
       this._renderResults();
+      lap("page_results_list");
       this._redraw();
+      lap("page_draw");
+      page.round_trip = performance.now() - t0;
+      report.timings_ms = { ...(report.timings_ms ?? {}), ...page, ...(this._loadTimings ?? {}) };
+      this._checkedState = state;
+      this._renderTimings();
+      this._phase("check", { state: "end", ms: this._lastMs, bytes: Math.max(workerBytes, await this._memory()) });
       this._emit("clash", report);
       return report;
     } catch (err) {
@@ -1405,7 +1530,8 @@ export class LdiClashViewer extends HTMLElement {
   /** Who runs checks now, in words. */
   _checkerWords() {
     if (this._useGpu()) return `WebGPU — ${this._adapter?.text ?? "unnamed adapter"}`;
-    return `CPU (wasm SIMD)${this.checker?.threaded && !this._local ? ", in a worker" : ""}`;
+    const soft = this._backend === "auto" && this.viewer?.compute_backend() === "webgpu" && this._adapter?.software;
+    return `CPU (wasm SIMD)${this.checker?.threaded && !this._local ? ", in a worker" : ""}${soft ? ` (auto: faster than WebGPU on ${this._adapter.name})` : ""}`;
   }
 
   /** A check's progress `{done, total, what}` (what: start | pairs | self | segments):
@@ -1457,6 +1583,8 @@ export class LdiClashViewer extends HTMLElement {
     }
     if (this._useGpu() && this._adapter?.software) {
       lines.push(`WebGPU runs on ${this._adapter.name}, a software renderer on the CPU: checks are slower than on a GPU.`);
+    } else if (!this._useGpu() && this._backend === "auto" && this.viewer.compute_backend() === "webgpu" && this._adapter?.software) {
+      lines.push(`WebGPU runs on ${this._adapter.name}, a software renderer on the CPU: auto checks on the CPU worker, which is faster here (choose WebGPU as the backend to check there anyway).`);
     }
     this._noteLines = lines;
     for (const l of lines) {
@@ -1790,12 +1918,26 @@ export class LdiClashViewer extends HTMLElement {
       li.append(details);
       ul.append(li);
     }
+    this._renderTimings();
+  }
+
+  /** The panel's timings: the engine's phases, then the page's (worker transit, review,
+   * display), from the last report's `timings_ms`. */
+  _renderTimings() {
+    const r = this._report;
+    const out = this.$('[data-out="timings"]');
+    if (!r || !out) return;
     const t = r.timings_ms ?? {};
-    const rows = Object.entries(t).map(([k, v]) => `${k}: ${fmt(v, 2)} ms`);
+    const pageKey = (k) => k.startsWith("page_") || k.startsWith("worker_") || k.startsWith("load") || ["to_worker", "to_page", "round_trip"].includes(k);
+    const engine = Object.entries(t).filter(([k]) => !pageKey(k));
+    const page = PAGE_PHASES.filter((k) => k in t).map((k) => [k, t[k]]);
+    const rows = engine.map(([k, v]) => `${k}: ${fmt(v, 2)} ms`);
     if (r.gpu?.timings_ms) rows.push(...Object.entries(r.gpu.timings_ms).map(([k, v]) => `gpu ${k}: ${fmt(v, 2)} ms`));
-    rows.push(`fragments: ${(r.stats?.fragments ?? 0).toLocaleString()}`, `LDIs: ${r.stats?.ldis ?? 0}`, `round trip: ${fmt(this._lastMs ?? 0, 1)} ms`);
-    this.$('[data-out="timings"]').textContent = rows.join("\n");
-    this.$('[data-out="timings"]').style.whiteSpace = "pre";
+    rows.push(`fragments: ${(r.stats?.fragments ?? 0).toLocaleString()}`, `LDIs: ${r.stats?.ldis ?? 0}`);
+    if (page.length) rows.push("in the page:", ...page.map(([k, v]) => `  ${PAGE_PHASE_WORDS[k] ?? k}: ${fmt(v, 2)} ms`));
+    else rows.push(`round trip: ${fmt(this._lastMs ?? 0, 1)} ms`);
+    out.textContent = rows.join("\n");
+    out.style.whiteSpace = "pre";
   }
 
   _focus(box, names) {

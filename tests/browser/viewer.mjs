@@ -99,7 +99,18 @@ function assertPairs(report, scene, what) {
   }
 }
 
+/** The suite running: with WebGPU, pages opened without a `backend=` ask for `webgpu`, as
+ * `auto` checks on the CPU worker when the adapter is a software one (SwiftShader here). */
+let SUITE = "";
+
+/** `url` with `backend=webgpu` added in the WebGPU suite when it names no backend. */
+function gpuUrl(url) {
+  if (SUITE !== "webgpu" || /[?&]backend=/.test(url)) return url;
+  return `${url}${url.includes("?") ? "&" : "?"}backend=webgpu`;
+}
+
 async function openPage(browser, url) {
+  url = gpuUrl(url);
   const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
   const problems = [];
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
@@ -395,6 +406,69 @@ const webgpuTests = [
     },
   },
   {
+    name: "auto on a software adapter checks on the CPU worker and says why; webgpu still checks there",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=auto");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        const auto = await v.check();
+        const out = {
+          auto,
+          choice: v.checkBackend,
+          line: v.shadowRoot.querySelector('[data-out="backend"]').textContent,
+          note: v.shadowRoot.querySelector(".note").textContent,
+        };
+        v.setAttribute("backend", "webgpu");
+        out.gpu = await v.check();
+        out.gpuChoice = v.checkBackend;
+        return out;
+      });
+      if (r.auto.backend !== "cpu") throw new Error(`auto checked on ${r.auto.backend}`);
+      if (r.choice.backend !== "cpu" || !r.choice.reason.includes("SwiftShader, a software renderer")) throw new Error(`choice: ${JSON.stringify(r.choice)}`);
+      if (r.line !== "Checks: CPU (wasm SIMD), in a worker (auto: faster than WebGPU on SwiftShader) · drawing: WebGPU") throw new Error(`backend line: "${r.line}"`);
+      if (!r.note.includes("auto checks on the CPU worker, which is faster here")) throw new Error(`note: "${r.note}"`);
+      if (r.gpu.backend !== "gpu" || r.gpuChoice.backend !== "webgpu") throw new Error(`backend=webgpu checked on ${r.gpu.backend}`);
+      assertPairs(r.auto, "bunny_pair", "auto (CPU)");
+      assertPairs(r.gpu, "bunny_pair", "webgpu");
+      const [c, g] = [r.auto.pairs[0].volume, r.gpu.pairs[0].volume];
+      if (!(Math.abs(g - c) <= 1e-4 * Math.abs(c))) throw new Error(`volume on the CPU ${c}, on the GPU ${g}`);
+      if (problems.length) throw new Error(problems.join("\n"));
+      console.log(`       ${r.line}; ${r.choice.reason}`);
+      await page.close();
+    },
+  },
+  {
+    name: "a check's page phases are in the report's timings_ms and the panel (worker and WebGPU)",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?scene=data/kuka_folded/scene.json");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        const gpu = await v.check();
+        v.setAttribute("backend", "cpu");
+        const cpu = await v.check();
+        const panel = v.shadowRoot.querySelector('[data-out="timings"]').textContent;
+        return { cpu: cpu.timings_ms, gpu: gpu.timings_ms, panel };
+      });
+      const need = (t, keys, what) => {
+        for (const k of keys) if (!(typeof t[k] === "number" && t[k] >= 0)) throw new Error(`${what}: timings_ms.${k} = ${t[k]} (${JSON.stringify(t)})`);
+      };
+      need(r.cpu, ["total", "segments", "annotate", "page_transforms", "to_worker", "worker_place", "worker_check", "worker_segments_out", "to_page", "page_review", "page_apply", "page_parse", "page_results_list", "page_draw", "round_trip"], "CPU worker");
+      need(r.gpu, ["total", "segments", "page_gpu_job", "page_gpu_check", "page_review", "page_apply", "page_draw", "round_trip"], "WebGPU");
+      // The parts lie within the whole, and the engine's check within the worker's.
+      const t = r.cpu;
+      const parts = t.page_transforms + t.to_worker + t.worker_place + t.worker_check + t.worker_segments_out + t.to_page + t.page_review + t.page_apply + t.page_parse + t.page_results_list + t.page_draw;
+      if (parts > t.round_trip + 1) throw new Error(`phases sum to ${parts} ms, more than the round trip ${t.round_trip} ms`);
+      if (t.total + t.segments > t.worker_check + 0.5) throw new Error(`engine ${t.total} + segments ${t.segments} ms > the worker's check ${t.worker_check} ms`);
+      for (const w of ["in the page:", "to the worker:", "worker: check", "clash review:", "whole check:"]) {
+        if (!r.panel.includes(w)) throw new Error(`panel lacks "${w}": ${r.panel}`);
+      }
+      if (problems.length) throw new Error(problems.join("\n"));
+      const f = (x) => x.toFixed(1);
+      console.log(`       CPU worker: round trip ${f(t.round_trip)} ms = engine ${f(t.total)} + segments ${f(t.segments)} + transit ${f(t.to_worker + t.to_page)} + page ${f(t.page_review + t.page_apply + t.page_parse + t.page_results_list + t.page_draw)} + …; WebGPU: ${f(r.gpu.round_trip)} ms`);
+      await page.close();
+    },
+  },
+  {
     name: "the backend line names the WebGPU adapter and its type in words",
     async run(browser) {
       const { page } = await openPage(browser, "/?scene=data/bunny_pair/scene.json");
@@ -515,7 +589,7 @@ const webgpuTests = [
           window.firstClash ??= { report: e.detail, t: performance.now() };
         });
       });
-      await page.goto("/", { waitUntil: "load", timeout: TIMEOUT_MS });
+      await page.goto(gpuUrl("/"), { waitUntil: "load", timeout: TIMEOUT_MS });
       await page.waitForFunction(() => window.firstClash, null, { timeout: TIMEOUT_MS });
       const r = await page.evaluate(() => {
         const v = document.querySelector("ldi-clash-viewer");
@@ -862,6 +936,7 @@ const cpuTests = [
 ];
 
 async function runSuite(name, args, tests, server) {
+  SUITE = name;
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...args], timeout: TIMEOUT_MS });
   const ctx = await browser.newContext({ baseURL: server.url });
   let passed = 0;
