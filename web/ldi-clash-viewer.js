@@ -677,7 +677,11 @@ export class LdiClashViewer extends HTMLElement {
    * WebGPU device, end the check worker from outside, make the worker run out of memory. */
   get _testHooks() {
     return {
-      loseGpuDevice: () => this.viewer.lose_gpu_device_for_tests(),
+      loseGpuDevice: () => {
+        // The next check() runs (on the CPU) instead of returning the last report.
+        this._checkedState = null;
+        return this.viewer.lose_gpu_device_for_tests();
+      },
       killCheckWorker: () => this.checker.terminateForTests(),
       exhaustWorkerMemory: () => this.checker.exhaustMemoryForTests(),
       workerRestarts: () => this.checker.restarts,
@@ -1394,7 +1398,8 @@ export class LdiClashViewer extends HTMLElement {
   _checkState() {
     if (this._local || !this.viewer) return null;
     const [names, matrices] = this.viewer.transforms();
-    const text = [this._sceneGen, this._changes ?? 0, this._backend, this._useGpu(), this._settings(), this.viewer.units().join(","), JSON.stringify(this._rules ?? {}), names.join("\u0000")].join("|");
+    const gpu = this._useGpu();
+    const text = [this._sceneGen, this._changes ?? 0, this._backend, gpu, gpu ? (this.viewer.gpu_lost() ?? "") : "", this._settings(), this.viewer.units().join(","), JSON.stringify(this._rules ?? {}), names.join("\u0000")].join("|");
     return { text, matrices };
   }
 

@@ -680,7 +680,10 @@ const webgpuTests = [
         while (v._testHooks.workerRestarts() < 1 && performance.now() - t0 < 10000) await new Promise((res) => setTimeout(res, 20));
         const noticedMs = performance.now() - t0;
         const second = await v.check();
-        // Killed during a check: that check is run again on the new worker.
+        // Killed during a check: that check is run again on the new worker (a move first:
+        // check() of an unchanged scene returns the last report without checking).
+        moved[13] += 0.001;
+        v.setTransform("bunny_b", moved);
         const pending = v.check();
         v._testHooks.killCheckWorker();
         const third = await pending;
