@@ -678,8 +678,8 @@ export class LdiClashViewer extends HTMLElement {
   get _testHooks() {
     return {
       loseGpuDevice: () => {
-        // The next check() runs (on the CPU) instead of returning the last report.
-        this._checkedState = null;
+        // The next check() runs (on the CPU) instead of taking the last answer again.
+        this._raw = null;
         return this.viewer.lose_gpu_device_for_tests();
       },
       killCheckWorker: () => this.checker.terminateForTests(),
@@ -1407,16 +1407,11 @@ export class LdiClashViewer extends HTMLElement {
     return !!a && !!b && a.text === b.text && a.matrices.length === b.matrices.length && a.matrices.every((x, i) => x === b.matrices[i]);
   }
 
-  /** A check of the scene as it is now; resolves with its report. The last check's report
-   * when it was of this very state (after the checks queued or running end: `load()` and
-   * `setTransform()` start one, which `check()` then shares instead of repeating it). */
+  /** A check of the scene as it is now, after any running one; resolves with its report.
+   * When nothing the answer depends on changed since the last check (`load()` and
+   * `setTransform()` start one, and `check()` runs after it), the engine's answer is taken
+   * again instead of computed again (`report.reused`); the review still runs. */
   async _runCheck() {
-    for (;;) {
-      const chain = this._chain ?? Promise.resolve();
-      await chain.catch(() => {});
-      if (this._chain === chain || !this._chain) break;
-    }
-    if (this._report && this._collide && LdiClashViewer._sameState(this._checkedState, this._checkState())) return this._report;
     for (;;) {
       const run = (this._chain ?? Promise.resolve()).catch(() => {}).then(() => this._doCheck());
       this._chain = run;
@@ -1431,7 +1426,6 @@ export class LdiClashViewer extends HTMLElement {
     const gen = this._sceneGen;
     const t0 = performance.now();
     const state = this._checkState();
-    this._checkedState = null;
     this._checking = { backend: this._checkerWords() };
     this._phase("check", { state: "start" });
     const busy = setTimeout(() => this._checkProgress({ done: 0, total: 0, what: "start" }), 150);
@@ -1449,7 +1443,15 @@ export class LdiClashViewer extends HTMLElement {
       let workerBytes = 0;
       const lost = this._useGpu() ? this.viewer.gpu_lost() : null;
       if (lost) this._gpuLost(lost);
-      if (this._useGpu()) {
+      // The engine's answer: {report (JSON, before the review), pairs, selves} (segments).
+      let raw = null;
+      let reused = false;
+      if (this._raw && state && LdiClashViewer._sameState(this._raw.state, state)) {
+        // Nothing it depends on changed since the last check: its answer again (the review
+        // still runs: a clash found again becomes active, as in any re-check).
+        raw = this._raw;
+        reused = true;
+      } else if (this._useGpu()) {
         const job = this.viewer.gpu_job(settings);
         lap("page_gpu_job");
         let r;
@@ -1465,39 +1467,37 @@ export class LdiClashViewer extends HTMLElement {
         }
         lap("page_gpu_check");
         if (gen !== this._sceneGen) return null;
-        result = { report: this._reviewed(r.report) };
-        lap("page_review");
-        this.viewer.apply_result(result.report, r.pair_segments, r.self_segments);
-        lap("page_apply");
+        raw = { report: r.report, pairs: r.pair_segments, selves: r.self_segments };
       } else if (this._local) {
         // An animation replaced the scene: the worker does not have it.
-        result = { report: this.viewer.check_cpu(settings) };
+        raw = { report: this.viewer.check_cpu(settings), pairs: null, selves: null };
         lap("page_check");
-        result.report = this._reviewed(result.report);
-        lap("page_review");
       } else {
         const [names, matrices] = this.viewer.transforms();
         lap("page_transforms");
-        result = await this.checker.check(names, matrices, settings);
+        const r = await this.checker.check(names, matrices, settings);
         if (gen !== this._sceneGen) return null;
-        workerBytes = result.bytes ?? 0;
-        const ph = result.phases;
-        if (ph && result.arrived) {
+        workerBytes = r.bytes ?? 0;
+        const ph = r.phases;
+        if (ph && r.arrived) {
           // Clock readings on both sides: time in transit each way, and the worker's parts.
           Object.assign(page, {
             to_worker: Math.max(0, ph.received - ph.sent),
             worker_place: ph.place,
             worker_check: ph.check,
             worker_segments_out: ph.segments_out,
-            to_page: Math.max(0, result.arrived - ph.posted),
+            to_page: Math.max(0, r.arrived - ph.posted),
           });
         }
         tp = performance.now();
-        result.report = this._reviewed(result.report);
-        lap("page_review");
-        this.viewer.apply_result(result.report, result.pairs, result.selves);
-        lap("page_apply");
+        raw = { report: r.report, pairs: r.pairs, selves: r.selves };
       }
+      this._raw = state && raw.pairs ? { ...raw, state } : null;
+      result = { report: this._reviewed(raw.report) };
+      lap("page_review");
+      // (check_cpu hands its result to the view itself.)
+      if (raw.pairs) this.viewer.apply_result(result.report, raw.pairs, raw.selves);
+      lap("page_apply");
       const report = JSON.parse(result.report);
       lap("page_parse");
       this._report = report;
@@ -1510,7 +1510,7 @@ export class LdiClashViewer extends HTMLElement {
       lap("page_draw");
       page.round_trip = performance.now() - t0;
       report.timings_ms = { ...(report.timings_ms ?? {}), ...page, ...(this._loadTimings ?? {}) };
-      this._checkedState = state;
+      if (reused) report.reused = true;
       this._renderTimings();
       this._phase("check", { state: "end", ms: this._lastMs, bytes: Math.max(workerBytes, await this._memory()) });
       this._emit("clash", report);
