@@ -338,21 +338,40 @@ fn mesh_contact_with(
     };
     let mut ta = boxes_in(a, &common);
     let mut tb = boxes_in(b, &common);
-    ta.sort_by(|x, y| x.0.min.x.total_cmp(&y.0.min.x));
-    tb.sort_by(|x, y| x.0.min.x.total_cmp(&y.0.min.x));
-    // Sweep: for each box of A, the boxes of B whose x range overlaps.
-    let mut start = 0usize;
+    // Sweep and prune along the common box's longest axis: boxes of A and B in order of their
+    // low end, each tested against the other mesh's boxes still open there (an active list,
+    // so one long thin triangle does not widen every window).
+    let size = common.max - common.min;
+    let axis = if size.x >= size.y && size.x >= size.z {
+        0
+    } else if size.y >= size.z {
+        1
+    } else {
+        2
+    };
+    ta.sort_by(|x, y| x.0.min[axis].total_cmp(&y.0.min[axis]));
+    tb.sort_by(|x, y| x.0.min[axis].total_cmp(&y.0.min[axis]));
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
-    let widest = max_width(&tb);
-    'outer: for (bxa, ia) in &ta {
-        while start < tb.len() && tb[start].0.min.x < bxa.min.x - widest {
-            start += 1;
-        }
-        for (bxb, ib) in &tb[start..] {
-            if bxb.min.x > bxa.max.x {
-                break;
-            }
+    let (mut open_a, mut open_b): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    let (mut i, mut j) = (0usize, 0usize);
+    while i < ta.len() || j < tb.len() {
+        let from_a = j >= tb.len() || (i < ta.len() && ta[i].0.min[axis] <= tb[j].0.min[axis]);
+        let (next, mine, theirs, open_theirs) = if from_a {
+            i += 1;
+            (&ta[i - 1], &mut open_a, &tb, &mut open_b)
+        } else {
+            j += 1;
+            (&tb[j - 1], &mut open_b, &ta, &mut open_a)
+        };
+        let at = next.0.min[axis];
+        open_theirs.retain(|&k| theirs[k].0.max[axis] >= at);
+        for &k in open_theirs.iter() {
+            let ((bxa, ia), (bxb, ib)) = if from_a {
+                (next, &theirs[k])
+            } else {
+                (&theirs[k], next)
+            };
             if !bxa.overlaps(bxb) {
                 continue;
             }
@@ -367,10 +386,23 @@ fn mesh_contact_with(
                 sink,
             );
             if first_only && out.intersecting > 0 {
-                break 'outer;
+                return finish(out, a, b, closed, lo, hi);
             }
         }
+        mine.push(if from_a { i - 1 } else { j - 1 });
     }
+    finish(out, a, b, closed, lo, hi)
+}
+
+/// The bounding box of the crossings, or (none) whether one closed mesh holds the other.
+fn finish(
+    mut out: ExactContact,
+    a: &Mesh,
+    b: &Mesh,
+    closed: (bool, bool),
+    lo: Vec3,
+    hi: Vec3,
+) -> ExactContact {
     if out.intersecting > 0 {
         out.bbox = Some(Region::new(lo, hi));
     } else {
@@ -421,11 +453,6 @@ fn mesh_self_contact_with(m: &Mesh, sink: &mut dyn FnMut([DVec3; 2])) -> ExactCo
         out.bbox = Some(Region::new(lo, hi));
     }
     out
-}
-
-/// Widest x extent of the sorted boxes (a conservative sweep window).
-fn max_width(v: &[(Region, usize)]) -> f32 {
-    v.iter().map(|(r, _)| r.max.x - r.min.x).fold(0.0, f32::max)
 }
 
 /// Whether `p` is inside the closed mesh `m` (ray parity along a fixed oblique direction).
