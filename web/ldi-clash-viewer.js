@@ -42,7 +42,7 @@
 //             assignee, comment and the `resolved`, `ignored` and `review` fields;
 //             all bubble and are composed (a page's `error` listener on window sees the
 //             widget's CustomEvents too: only an ErrorEvent is an uncaught exception).
-// Test hooks: _testHooks (loseGpuDevice, killCheckWorker, exhaustWorkerMemory,
+// Test hooks: _testHooks (loseGpuDevice, killCheckWorker, exhaustWorkerMemory, setMemoryBudget,
 //             workerRestarts), for tests/browser/viewer.mjs only.
 //
 // The work happens in Rust (wasm): drawing with wgpu on WebGPU or WebGL2, picking, camera,
@@ -685,6 +685,11 @@ export class LdiClashViewer extends HTMLElement {
       killCheckWorker: () => this.checker.terminateForTests(),
       exhaustWorkerMemory: () => this.checker.exhaustMemoryForTests(),
       workerRestarts: () => this.checker.restarts,
+      // The memory a load is planned to fit into (bytes; null: WASM_BUDGET), so that a small
+      // scene takes the over-the-limit path.
+      setMemoryBudget: (bytes) => {
+        this._budget = bytes ?? null;
+      },
     };
   }
 
@@ -834,13 +839,13 @@ export class LdiClashViewer extends HTMLElement {
       await new Promise((r) => setTimeout(r, 0));
       // The worker parses in parallel (the other core) while this thread places the scene.
       tl = performance.now();
-      const workerLoad = this.checker.load(names, limited.datas).then((r) => {
+      const workerLoad = this.checker.load(limited.names, limited.datas).then((r) => {
         lt.load_worker = performance.now() - tl;
         return r;
       });
       lt.load_post = performance.now() - tl;
       const tv = performance.now();
-      outcome = JSON.parse(this.viewer.load(names, limited.datas));
+      outcome = JSON.parse(this.viewer.load(limited.names, limited.datas));
       lt.load_view = performance.now() - tv;
       if (outcome.added.length) this._sceneGen++;
       const parseMs = performance.now() - t0;
@@ -883,13 +888,13 @@ export class LdiClashViewer extends HTMLElement {
 
   /** Plans a load (wasm `plan_load`): when the scene files would place more than the wasm
    * memory holds (4 GiB, of which WASM_BUDGET is planned for), keep the first objects of each
-   * scene that fit and say so with the numbers. Returns {datas, triangles, note}. */
+   * scene that fit and say so with the numbers. Returns {names, datas, triangles, note}. */
   _fitToMemory(names, datas) {
     let plan;
     try {
       plan = JSON.parse(this.wasm.plan_load(names, datas));
     } catch {
-      return { datas, triangles: 0 };
+      return { names, datas, triangles: 0 };
     }
     const worldBytes = ([t, v]) => 12 * (t + v) + 400;
     const perObject = (parts) => parts.reduce((b, p) => b + worldBytes(p) + CHECK_BYTES_PER_TRIANGLE * p[0], 0);
@@ -902,8 +907,9 @@ export class LdiClashViewer extends HTMLElement {
         triangles += parts.reduce((t, p) => t + p[0], 0);
       }
     }
-    this._plan = { need, triangles, budget: WASM_BUDGET };
-    if (need <= WASM_BUDGET) return { datas, triangles };
+    const budget = this._budget ?? WASM_BUDGET;
+    this._plan = { need, base, triangles, budget };
+    if (need <= budget) return { names, datas, triangles };
     // Keep a prefix of every scene file's objects, in proportion, until the estimate fits.
     let used = base;
     const keep = new Map();
@@ -914,7 +920,7 @@ export class LdiClashViewer extends HTMLElement {
       let n = 0;
       for (const parts of objects) {
         const b = perObject(parts);
-        if (used + b > WASM_BUDGET) break;
+        if (used + b > budget) break;
         used += b;
         n++;
         keptTriangles += parts.reduce((t, p) => t + p[0], 0);
@@ -923,19 +929,31 @@ export class LdiClashViewer extends HTMLElement {
       kept += n;
       all += objects.length;
     }
-    const out = datas.map((d, i) => {
+    // The scene files cut to their first objects, and the mesh files only the objects left
+    // out used dropped (a mesh file no scene names is loaded as an object of its own).
+    const baseOf = (f) => String(f).split(/[\\/]/).pop().toLowerCase();
+    const named = new Set();
+    const stillNamed = new Set();
+    const cut = datas.map((d, i) => {
       const n = keep.get(names[i]);
       if (n === undefined) return d;
       const scene = JSON.parse(new TextDecoder().decode(d));
+      for (const o of scene.objects ?? []) named.add(baseOf(o.file));
       scene.objects = scene.objects.slice(0, n);
+      for (const o of scene.objects) stillNamed.add(baseOf(o.file));
       return new TextEncoder().encode(JSON.stringify(scene));
     });
+    const dropped = (i) => !keep.has(names[i]) && named.has(baseOf(names[i])) && !stillNamed.has(baseOf(names[i]));
+    const outNames = names.filter((_, i) => !dropped(i));
+    const out = cut.filter((_, i) => !dropped(i));
+    const size = (b) => (b >= GiB / 10 ? `${(b / GiB).toFixed(1)} GiB` : `${(b / 2 ** 20).toFixed(1)} MiB`);
+    const tris = (t) => (t >= 1e5 ? `${(t / 1e6).toFixed(1)} M` : `${t}`);
     const note =
-      `This scene would need about ${(need / GiB).toFixed(1)} GiB of WebAssembly memory ` +
-      `(${(triangles / 1e6).toFixed(1)} M placed triangles; the limit is 4 GiB, ${(WASM_BUDGET / GiB).toFixed(1)} GiB planned for): ` +
-      `loaded and checked the first ${kept} of ${all} objects (${(keptTriangles / 1e6).toFixed(1)} M triangles, about ${(used / GiB).toFixed(1)} GiB).`;
+      `This scene would need about ${size(need)} of WebAssembly memory ` +
+      `(${tris(triangles)} placed triangles; the limit is 4 GiB, ${size(budget)} planned for): ` +
+      `loaded and checked the first ${kept} of ${all} objects (${tris(keptTriangles)} triangles, about ${size(used)}).`;
     this._phase("parse", { state: "progress", warning: note });
-    return { datas: out, triangles: keptTriangles, note };
+    return { names: outNames, datas: out, triangles: keptTriangles, note };
   }
 
   /** A load or check phase (fetch | parse | upload | check): the phase box, a `phase` event. */
@@ -957,7 +975,7 @@ export class LdiClashViewer extends HTMLElement {
     if (warning) this._phaseWarning = warning;
     // A check's phase shows in the box only as the end of a load (its first check).
     if (phase !== "check" || this._firstCheck) this._renderPhases();
-    this._emit("phase", { phase, state, done, total, ms: st.ms ?? (st.t0 ? performance.now() - st.t0 : undefined), bytes: st.bytes, triangles: st.triangles });
+    this._emit("phase", { phase, state, done, total, ms: st.ms ?? (st.t0 ? performance.now() - st.t0 : undefined), bytes: st.bytes, triangles: st.triangles, warning });
   }
 
   _renderPhases() {

@@ -784,6 +784,60 @@ function loadAndCheck(page, urls, backend = "cpu") {
   );
 }
 
+webgpuTests.push({
+  name: "a scene over the memory budget: said before loading, with the numbers; the objects that fit are loaded and checked",
+  async run(browser) {
+    const { page, problems } = await openPage(browser, "/?backend=cpu");
+    await fetchScene(page, "kuka_folded");
+    const r = await page.evaluate(async () => {
+      const v = document.querySelector("ldi-clash-viewer");
+      await v.clear();
+      await v.load(window.__files);
+      const { need, base } = v._plan;
+      const all = JSON.parse(v.viewer.objects()).map((o) => o.name);
+      // A budget for about half the objects: the same path as a hall over 4 GiB.
+      await v.clear();
+      v._testHooks.setMemoryBudget(Math.round((base + need) / 2));
+      const events = [];
+      const onPhase = (e) => e.detail.warning && events.push({ what: "warning", text: e.detail.warning });
+      const onLoad = () => events.push({ what: "load" });
+      v.addEventListener("phase", onPhase);
+      v.addEventListener("load", onLoad);
+      const outcome = await v.load(window.__files);
+      const report = await v.check();
+      v.removeEventListener("phase", onPhase);
+      v.removeEventListener("load", onLoad);
+      const loaded = JSON.parse(v.viewer.objects()).map((o) => o.name);
+      const note = v.shadowRoot.querySelector(".phases")?.textContent ?? "";
+      v._testHooks.setMemoryBudget(null);
+      await v.clear();
+      await v.load(window.__files);
+      const again = JSON.parse(v.viewer.objects()).length;
+      return { need, all, outcome, report, loaded, events, note, again };
+    });
+    const order = JSON.parse(readFileSync(path.join(ROOT, "tests", "data", "kuka_folded", "scene.json"), "utf8")).objects.map((o) => o.name);
+    const text = r.outcome.notes.find((n) => n.startsWith("This scene would need about")) ?? "";
+    const m = text.match(/loaded and checked the first (\d+) of (\d+) objects/);
+    if (!m) throw new Error(`no note with the numbers: ${JSON.stringify(r.outcome.notes)}`);
+    const [kept, all] = [Number(m[1]), Number(m[2])];
+    if (all !== order.length || !(kept >= 1 && kept < all)) throw new Error(`kept ${kept} of ${all} (${order.length} in the scene)`);
+    if (!/about \d+\.\d MiB of WebAssembly memory \(\d+ placed triangles; the limit is 4 GiB, \d+\.\d MiB planned for\)/.test(text)) throw new Error(`note: ${text}`);
+    if (JSON.stringify(r.loaded) !== JSON.stringify(order.slice(0, kept))) throw new Error(`loaded ${JSON.stringify(r.loaded)}, want the first ${kept} of ${JSON.stringify(order)}`);
+    const warned = r.events.findIndex((e) => e.what === "warning");
+    if (warned < 0 || warned > r.events.findIndex((e) => e.what === "load")) throw new Error(`the warning did not come before the load: ${JSON.stringify(r.events)}`);
+    // The check (in the worker) has the same objects, and the reference pairs among them.
+    if (JSON.stringify(r.report.objects.map((o) => o.name)) !== JSON.stringify(r.loaded)) throw new Error(`checked ${JSON.stringify(r.report.objects.map((o) => o.name))}`);
+    const keptSet = new Set(r.loaded);
+    const want = referencePairs("kuka_folded").filter((k) => k.split("|").every((n) => keptSet.has(n)));
+    const got = pairKeys(r.report);
+    if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`pairs ${JSON.stringify(got)}, reference among the loaded ${JSON.stringify(want)}`);
+    if (r.again !== order.length) throw new Error(`with the budget back: ${r.again} objects`);
+    if (problems.length) throw new Error(problems.join("\n"));
+    console.log(`       "${text}"; ${got.length} of ${referencePairs("kuka_folded").length} reference pairs among them`);
+    await page.close();
+  },
+});
+
 webgpuTests.push(
   {
     name: "a multi-part glTF and a 3MF: every part its own object with its path; the trees show them",
