@@ -126,9 +126,11 @@ mod tests {
             }
             assert!(s.keeps(Vec3::new(0.0, 0.25, 0.0)), "the plane itself stays");
         }
-        // No section: nothing is cut.
+        // No section: nothing is cut, wherever it lies.
         let [nx, ny, nz, w] = NO_SECTION;
-        assert!(!(nx * 1e9 + ny + nz > w));
+        for p in [Vec3::splat(1e9), Vec3::splat(-1e9), Vec3::new(0.3, -2.0, 7.0)] {
+            assert!(nx * p.x + ny * p.y + nz * p.z <= w, "{p}");
+        }
     }
 
     #[test]
