@@ -362,7 +362,7 @@ ul.ignored li { font-size: 12px; color: #6b7385; }
 .panel input[type=number] { width: 90px; }
 .panel select { max-width: 150px; }
 .buttons { display: flex; gap: 4px; margin: 4px 0; }
-.xyz { display: flex; gap: 4px; } .xyz input { width: 78px !important; }
+.xyz { display: flex; gap: 4px; } .xyz[hidden] { display: none; } .xyz input { width: 78px !important; }
 ul { list-style: none; padding: 0; margin: 0; }
 li.item { padding: 3px 4px; border-radius: 4px; cursor: pointer; display: flex; gap: 6px; align-items: center; }
 li.item:hover { background: #eef1f7; } li.item.sel { background: #fff4d0; }
@@ -371,8 +371,8 @@ li.item:hover { background: #eef1f7; } li.item.sel { background: #fff4d0; }
 .hit { color: #c21a1a; font-weight: 600; } .muted { color: #6b7385; }
 .num { font-variant-numeric: tabular-nums; }
 li.clash { flex-wrap: wrap; row-gap: 2px; } li.clash.resolved .text { color: #6b7385; text-decoration: line-through; }
-li.clash .review { flex-basis: 100%; display: flex; gap: 4px; padding-left: 16px; }
-li.clash .review input { min-width: 0; flex: 1; font-size: 12px; } li.clash .review select, li.clash .review button { font-size: 12px; }
+li.clash .review { flex-basis: 100%; min-width: 0; box-sizing: border-box; display: flex; gap: 4px; padding-left: 16px; }
+li.clash .review input { min-width: 0; width: 0; flex: 1; font-size: 12px; } li.clash .review select, li.clash .review button { font-size: 12px; }
 li.clash .review button.on { background: #2b6de0; color: #fff; }
 .st { font-size: 11px; padding: 0 5px; border-radius: 8px; background: #e7ebf3; } .st-new { background: #ffe1e1; } .st-active { background: #ffeccc; }
 .st-reviewed { background: #dde9ff; } .st-approved { background: #dcf3df; } .st-resolved { background: #ececec; }
