@@ -128,7 +128,11 @@ mod tests {
         }
         // No section: nothing is cut, wherever it lies.
         let [nx, ny, nz, w] = NO_SECTION;
-        for p in [Vec3::splat(1e9), Vec3::splat(-1e9), Vec3::new(0.3, -2.0, 7.0)] {
+        for p in [
+            Vec3::splat(1e9),
+            Vec3::splat(-1e9),
+            Vec3::new(0.3, -2.0, 7.0),
+        ] {
             assert!(nx * p.x + ny * p.y + nz * p.z <= w, "{p}");
         }
     }
