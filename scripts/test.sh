@@ -6,8 +6,9 @@
 #   pipeline against the CPU on lavapipe), the benches once in test mode, the GPU pipeline in
 #   headless Chromium (WebGPU on SwiftShader), the trunk release build with the headless-Chromium
 #   smoke test, the viewer/widget tests (tests/browser/viewer.mjs, Playwright) and the clash
-#   review test (tests/browser/review.mjs, with the BCF reader of target/bcf-venv), and a short
-#   run of every fuzz target.
+#   review test (tests/browser/review.mjs, with the BCF reader of target/bcf-venv), the look
+#   tools and rules editor test (tests/browser/look.mjs: section plane, measuring, ignore
+#   rules), and a short run of every fuzz target.
 #
 # Usage: scripts/test.sh
 # Env:   FUZZ_SECONDS  seconds per fuzz target (default 15)
@@ -118,11 +119,12 @@ section gpu-web "GPU pipeline in headless Chromium (WebGPU on SwiftShader) vs th
 # chromedriver with the flags in webdriver.json. Native GPU tests (lavapipe) ran in [test].
 CHROMEDRIVER=/usr/bin/chromedriver run cargo test --target wasm32-unknown-unknown --test gpu_web
 
-section web "trunk build --release + headless Chromium: smoke test, viewer and widget tests, clash review"
+section web "trunk build --release + headless Chromium: smoke test, viewer and widget tests, clash review, look tools"
 run trunk build --release
 run node tests/browser/smoke.mjs
 run node tests/browser/viewer.mjs
 run node tests/browser/review.mjs
+run node tests/browser/look.mjs
 
 section fuzz "fuzz smoke: ${FUZZ_SECONDS}s per target (cargo fuzz, -s none)"
 if [[ ! -f fuzz/Cargo.toml ]]; then

@@ -8,6 +8,9 @@ struct Globals {
     eye: vec4<f32>,
     // x, y: viewport size in pixels; z: depth pull for visible lines (clip-space fraction).
     viewport: vec4<f32>,
+    // The section plane (src/viewer/section.rs): mesh fragments at world p with
+    // dot(clip.xyz, p) > clip.w are discarded; all zeros cuts nothing. Lines are never cut.
+    clip: vec4<f32>,
 }
 
 struct Draw {
@@ -40,6 +43,11 @@ fn vs_mesh(@location(0) position: vec3<f32>) -> MeshOut {
 fn fs_mesh(in: MeshOut) -> @location(0) vec4<f32> {
     // Flat normal from screen-space derivatives: no normal buffer, right for CAD facets.
     let n = normalize(cross(dpdx(in.world), dpdy(in.world)));
+    // The section plane cuts away what lies beyond it (after the derivatives, which need
+    // every fragment of the quad).
+    if (dot(globals.clip.xyz, in.world) > globals.clip.w) {
+        discard;
+    }
     let to_eye = normalize(globals.eye.xyz - in.world);
     // Two-sided headlight (CAD meshes are not always consistently wound).
     let lambert = abs(dot(n, to_eye));

@@ -23,6 +23,7 @@ use crate::viewer::render::{
     box_vertices, palette, segment_vertices, ColorVertex, Display, Instance, ObjectStyle, Renderer,
     BOX_GREY, BOX_SELECTED, EDGE_RED, SELF_ORANGE, TINT_CONTACT, TINT_PENETRATION,
 };
+use crate::viewer::section::{Section, NO_SECTION};
 use crate::viewer::{
     flatten, ldi_points, pick, segments_for, segments_with_progress, unflatten, CheckSettings,
     DisplaySettings, InputFile, LdiMode, SegmentCache, Segments, Session,
@@ -373,7 +374,12 @@ pub struct WebViewer {
     lines_dirty: bool,
     drag: Option<Drag>,
     anim: Option<crate::sim::Animation>,
+    /// The section plane (a view tool: drawing and picking only, never checks).
+    section: Option<Section>,
 }
+
+/// The section plane's outline colour.
+const SECTION_BLUE: [u8; 4] = [40, 110, 230, 255];
 
 impl std::fmt::Debug for WebViewer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -517,6 +523,7 @@ impl WebViewer {
             lines_dirty: true,
             drag: None,
             anim: None,
+            section: None,
         })
     }
 
@@ -865,19 +872,62 @@ impl WebViewer {
         Ok(())
     }
 
+    /// What is drawn under pixel `(x, y)`: visible objects, on the kept side of the section.
+    fn hit(&self, x: f32, y: f32) -> Option<pick::Hit> {
+        let (o, d) = self.camera.ray(Vec2::new(x, y), self.size);
+        let section = self.section;
+        pick::pick_kept(
+            &self.session.scene,
+            o,
+            d,
+            |i| !self.hidden.get(i).copied().unwrap_or(false),
+            |p| section.is_none_or(|s| s.keeps(p)),
+        )
+    }
+
     /// The object under pixel `(x, y)` (device pixels), or -1.
     pub fn pick(&self, x: f32, y: f32) -> i32 {
-        let (o, d) = self.camera.ray(Vec2::new(x, y), self.size);
-        pick::pick(&self.session.scene, o, d, |i| {
-            !self.hidden.get(i).copied().unwrap_or(false)
+        self.hit(x, y).map_or(-1, |h| h.object as i32)
+    }
+
+    /// The surface point under pixel `(x, y)` (device pixels): `[x, y, z, object]`, the exact
+    /// intersection of the pixel's ray with the nearest drawn triangle (hidden objects and
+    /// what the section plane cuts away are skipped); empty when the ray meets nothing. For
+    /// measuring.
+    pub fn pick_point(&self, x: f32, y: f32) -> Vec<f64> {
+        self.hit(x, y).map_or(Vec::new(), |h| {
+            let p = h.point.as_dvec3();
+            vec![p.x, p.y, p.z, h.object as f64]
         })
-        .map_or(-1, |h| h.object as i32)
+    }
+
+    /// Set the section plane: `axis` `x`, `y` or `z` (`""`: none), the plane at `offset` along
+    /// it (scene units); what lies beyond it (coordinate > offset), or with `flip` below it, is
+    /// not drawn and cannot be picked. A view tool only: checks see the whole scene.
+    pub fn set_section(&mut self, axis: &str, offset: f64, flip: bool) -> Result<(), JsError> {
+        self.section = if axis.trim().is_empty() {
+            None
+        } else {
+            Some(Section::new(axis, offset, flip).map_err(js_err)?)
+        };
+        self.lines_dirty = true;
+        Ok(())
+    }
+
+    /// The section plane as `[axis (0 x, 1 y, 2 z), offset, flip (0 or 1)]`, empty when none.
+    pub fn section(&self) -> Vec<f64> {
+        self.section.map_or(Vec::new(), |s| {
+            vec![
+                s.axis as usize as f64,
+                s.offset,
+                f64::from(u8::from(s.flip)),
+            ]
+        })
     }
 
     /// Centre the view on the surface point under `(x, y)`; whether something was there.
     pub fn focus_at(&mut self, x: f32, y: f32) -> bool {
-        let (o, d) = self.camera.ray(Vec2::new(x, y), self.size);
-        match pick::pick(&self.session.scene, o, d, |i| !self.hidden[i]) {
+        match self.hit(x, y) {
             Some(h) => {
                 self.camera.target = h.point;
                 self.camera.distance = self.camera.distance.min(h.t.max(1e-6));
@@ -910,8 +960,7 @@ impl WebViewer {
 
     /// Start dragging the object under `(x, y)`; whether one is there (it becomes selected).
     pub fn drag_begin(&mut self, x: f32, y: f32) -> bool {
-        let (o, d) = self.camera.ray(Vec2::new(x, y), self.size);
-        let Some(h) = pick::pick(&self.session.scene, o, d, |i| !self.hidden[i]) else {
+        let Some(h) = self.hit(x, y) else {
             return false;
         };
         self.selected = Some(h.object);
@@ -1040,6 +1089,15 @@ impl WebViewer {
         self.lines_dirty = true;
     }
 
+    /// Show a report reviewed again (new rules, [`review_again`]) of the check whose result is
+    /// shown: the tints follow its pairs, the intersection segments stay.
+    pub fn set_reviewed_report(&mut self, report: &str) -> Result<(), JsError> {
+        let report: Report = serde_json::from_str(report).map_err(js_err)?;
+        let segments = std::mem::take(&mut self.segments);
+        self.take_result(report, segments);
+        Ok(())
+    }
+
     fn take_result(&mut self, report: Report, segments: Segments) {
         self.colliding = vec![0.0; self.session.scene.objects.len()];
         for p in &report.pairs {
@@ -1114,6 +1172,7 @@ impl WebViewer {
         let size = (g.config.width, g.config.height);
         let display = Display {
             surfaces: self.display.surfaces,
+            clip: self.section.map_or(NO_SECTION, |s| s.shader_plane()),
             ..self.display
         };
         g.renderer.draw(
@@ -1371,6 +1430,13 @@ impl WebViewer {
                 );
             }
         }
+        // The section plane's outline around the scene.
+        if let (Some(s), Some(b)) = (self.section, self.session.scene.bounds()) {
+            if let Some(r) = s.outline(&b) {
+                let edges: Vec<[Vec3; 2]> = (0..4).map(|k| [r[k], r[(k + 1) % 4]]).collect();
+                segment_vertices(&edges, SECTION_BLUE, &mut boxes);
+            }
+        }
         g.renderer.set_boxes(&g.device, &g.queue, &boxes);
         let mut pts = Vec::new();
         if self.ldi_mode != LdiMode::Off {
@@ -1433,17 +1499,60 @@ pub fn review_report(report: &str, baseline: &str, rules: &str) -> Result<String
         serde_json::from_str(baseline)
             .map_err(|e| JsError::new(&format!("review: the clash states: {e}")))?
     };
-    let rules: crate::review::Rules = if rules.trim().is_empty() {
-        crate::review::Rules::default()
-    } else {
-        serde_json::from_str(rules).map_err(|e| JsError::new(&format!("review: the rules: {e}")))?
-    };
-    rules
-        .validate()
-        .map_err(|e| JsError::new(&format!("review: {e}")))?;
+    let rules = parse_rules(rules, "review")?;
     crate::review::apply_rules(&mut report, &rules);
     let source = (!baseline.is_empty()).then(|| "the page's review".to_string());
     crate::review::apply_baseline(&mut report, &baseline, source);
+    to_json(&report)
+}
+
+fn parse_rules(rules: &str, what: &str) -> Result<crate::review::Rules, JsError> {
+    let rules: crate::review::Rules = if rules.trim().is_empty() {
+        crate::review::Rules::default()
+    } else {
+        serde_json::from_str(rules).map_err(|e| JsError::new(&format!("{what}: the rules: {e}")))?
+    };
+    rules
+        .validate()
+        .map_err(|e| JsError::new(&format!("{what}: {e}")))?;
+    Ok(rules)
+}
+
+/// Ignore rules as the page edits them (JSON as scene.json's `review` holds them:
+/// `{ignore: [{within?, same_group?, a?, b?, class?, reason?}], min_depth?}`), checked and
+/// written back the way a saved session keeps them (unknown fields in a rule, a rule with
+/// nothing to match, a negative `min_depth` are errors).
+#[wasm_bindgen]
+pub fn normalize_rules(rules: &str) -> Result<String, JsError> {
+    to_json(&parse_rules(rules, "rules")?)
+}
+
+/// Review the shown check again after the rules changed, without checking again
+/// ([`crate::review::review_again`]): `report` is the check's report as it came (what
+/// [`review_report`] was given), `earlier` the clash states it was reviewed against, `current`
+/// the review now (JSON arrays of `{id, a, b, kind, status, assignee, comment}`), `rules` the
+/// new rules. Clashes still listed keep their statuses; newly ignored ones move to `ignored`.
+#[wasm_bindgen]
+pub fn review_again(
+    report: &str,
+    earlier: &str,
+    current: &str,
+    rules: &str,
+) -> Result<String, JsError> {
+    let mut report: Report = serde_json::from_str(report)
+        .map_err(|e| JsError::new(&format!("review: the report: {e}")))?;
+    let states = |json: &str| -> Result<Vec<crate::review::ClashState>, JsError> {
+        if json.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        serde_json::from_str(json)
+            .map_err(|e| JsError::new(&format!("review: the clash states: {e}")))
+    };
+    let (earlier, current) = (states(earlier)?, states(current)?);
+    let rules = parse_rules(rules, "review")?;
+    // As the first review of this check said it.
+    let source = (!earlier.is_empty()).then(|| "the page's review".to_string());
+    crate::review::review_again(&mut report, &rules, &earlier, &current, source);
     to_json(&report)
 }
 

@@ -16,6 +16,7 @@ use ldiclash::viewer::camera::OrbitCamera;
 use ldiclash::viewer::render::{
     palette, segment_vertices, Display, Instance, ObjectStyle, Renderer, EDGE_RED, TINT_PENETRATION,
 };
+use ldiclash::viewer::section::Section;
 use ldiclash::viewer::{segments_for, InputFile, Session};
 
 const SIZE: u32 = 256;
@@ -72,6 +73,27 @@ impl Frame {
         (0..SIZE)
             .flat_map(|y| (0..SIZE).map(move |x| (x, y)))
             .filter(|&(x, y)| self.red(x, y))
+            .count()
+    }
+
+    fn pixel(&self, p: Vec2) -> [u8; 4] {
+        let i = ((p.y as u32 * SIZE + p.x as u32) * 4) as usize;
+        [
+            self.rgba[i],
+            self.rgba[i + 1],
+            self.rgba[i + 2],
+            self.rgba[i + 3],
+        ]
+    }
+
+    /// Pixels not of the background colour (what is drawn).
+    fn drawn_count(&self) -> usize {
+        let bg = Display::default()
+            .background
+            .map(|c| (c * 255.0).round() as i32);
+        self.rgba
+            .chunks_exact(4)
+            .filter(|p| (0..3).any(|k| (i32::from(p[k]) - bg[k]).abs() > 2))
             .count()
     }
 
@@ -319,6 +341,64 @@ fn hidden_edges_show_through_an_occluder() {
     // Behind the wall only the stippled hidden pass draws them.
     assert!(w > 20, "hidden edges drawn: {w} red pixels");
     assert!(wo < w / 4, "without hidden edges: {wo} vs {w}");
+}
+
+#[test]
+fn a_section_plane_cuts_away_one_side_and_keeps_the_edges() {
+    let _g = lock();
+    // Box a spans x 0..1, box b x 0.6..1.6 (they cross for x in 0.6..1).
+    let s = scene(0.0, false);
+    let cam = camera(&s);
+    let Some((whole, _)) = draw(&s, &cam, &Display::default()) else {
+        return;
+    };
+    let size = Vec2::splat(SIZE as f32);
+    let px = |p: Vec3| cam.to_screen(p, size).unwrap().0;
+    // Points on the faces the camera (on -y) sees: a's front face at x = 0.15, b's at 1.3.
+    let on_a = px(Vec3::new(0.15, 0.0, 0.5));
+    let on_b = px(Vec3::new(1.3, 0.2, 0.8));
+    let bg = Display::default()
+        .background
+        .map(|c| (c * 255.0).round() as u8);
+    let is_bg = |p: [u8; 4]| (0..3).all(|k| p[k].abs_diff(bg[k]) <= 2);
+    assert!(!is_bg(whole.pixel(on_a)) && !is_bg(whole.pixel(on_b)));
+    // Cut away x > 0.3: all of b and most of a go; the intersection edges (x 0.6..1) stay.
+    let plane = Section::new("x", 0.3, false).unwrap().shader_plane();
+    let (cut, _) = draw(
+        &s,
+        &cam,
+        &Display {
+            clip: plane,
+            ..Display::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        cut.pixel(on_a),
+        whole.pixel(on_a),
+        "the kept side is drawn as before"
+    );
+    assert!(
+        is_bg(cut.pixel(on_b)),
+        "b is cut away: {:?}",
+        cut.pixel(on_b)
+    );
+    let (w, c) = (whole.drawn_count(), cut.drawn_count());
+    assert!(c * 2 < w, "drawn pixels {c} with the section, {w} without");
+    assert!(cut.red_count() > 40, "{} red edge pixels", cut.red_count());
+    // Flipped: the other side is cut, b is drawn again and a's left part is gone.
+    let plane = Section::new("x", 0.3, true).unwrap().shader_plane();
+    let (flipped, _) = draw(
+        &s,
+        &cam,
+        &Display {
+            clip: plane,
+            ..Display::default()
+        },
+    )
+    .unwrap();
+    assert!(is_bg(flipped.pixel(on_a)), "a's left part is cut away");
+    assert!(!is_bg(flipped.pixel(on_b)));
 }
 
 #[test]

@@ -12,7 +12,9 @@
 //             mm (default), cm, m, um, in, ft, or none to keep each file's numbers),
 //             default-units (the unit of files that declare none: STL, OBJ, PLY, OFF;
 //             default mm), clearance (scene units: pairs apart but closer than this are
-//             reported as `clearance` pairs with their `distance`; absent: no clearance test).
+//             reported as `clearance` pairs with their `distance`; absent: no clearance test),
+//             section (a section plane: "z" through the middle, "z:0.25" at 0.25, "-z:0.25"
+//             cutting away the other side; absent or "": none).
 // Methods:    load(files) -> Promise<{added, errors, notes}>   (File objects or {name, bytes})
 //             setTransform(name, matrix16)                       (column-major, like scene.json)
 //             check() -> Promise<report>                         (ldiclash check --json schema)
@@ -31,14 +33,23 @@
 //               embedded as data: URIs, placements, `settings` and `review`; load() of it
 //               replaces the scene and restores all of it, as ?scene= on the page does)
 //             focusClash(id | null) -> names (isolate a clash's two parts, others x-rayed)
+//             setSection({axis: "x"|"y"|"z", offset?, flip?} | null) -> section() (a section
+//               plane: what lies beyond offset (below it with flip) is not drawn or picked;
+//               offset defaults to the middle of the focused clash, the selected object or the
+//               scene; a view tool: checks see everything), section() -> {axis, offset, flip}|null
+//             setMeasureMode(on), measure() -> {a, b, distance, delta, objects} | null (the last
+//               distance measured between two picked surface points, scene units)
+//             rules() -> {ignore: [...], min_depth?}, setRules(rules) -> rules() (the ignore
+//               rules, scene.json's `review` shape; applied to the shown results at once)
 // Events:     load (detail: {added, errors, notes}), clash (detail: the report),
 //             error (detail: {message, file?}), frame (detail: an animation frame's report: the
 //             check report plus frame, steps, sim_ms, collision_ms), progress (detail: a check
 //             under way: {phase: start|coarse|pairs|self|segments, done, total, backend, software}),
 //             phase (a load or a check: {phase: fetch|parse|upload|check, state:
 //             start|progress|end, done, total, ms, bytes, triangles}),
-//             review (detail: review()'s array; after a check changed statuses, and after
-//             setClashStatus); a check's `clash` report carries each pair's id, status,
+//             review (detail: review()'s array; after a check changed statuses, after
+//             setClashStatus and setRules), measure (detail: measure()'s record, when a
+//             second point is picked); a check's `clash` report carries each pair's id, status,
 //             assignee, comment and the `resolved`, `ignored` and `review` fields;
 //             all bubble and are composed (a page's `error` listener on window sees the
 //             widget's CustomEvents too: only an ErrorEvent is an uncaught exception).
@@ -336,6 +347,16 @@ button, select, input { font: inherit; }
 .toolbar button { border: 1px solid #c8ccd6; background: #fff; border-radius: 6px; padding: 3px 8px; cursor: pointer; }
 .toolbar button:hover { background: #eef1f7; }
 .toolbar .sep { width: 6px; }
+.toolbar button.on { background: #2b6de0; border-color: #2b6de0; color: #fff; }
+.overlay { position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none; z-index: 1; overflow: visible; }
+.overlay line { stroke: #1a5ad6; stroke-width: 2; } .overlay circle { fill: #fff; stroke: #1a5ad6; stroke-width: 2; }
+.mlabel { position: absolute; z-index: 1; pointer-events: none; transform: translate(-50%, -130%); background: #1a5ad6; color: #fff; border-radius: 5px; padding: 1px 6px; font-size: 12px; white-space: nowrap; display: none; }
+.mlabel.on { display: block; }
+.panel input[type=range] { width: 100%; }
+details.rules > summary { cursor: pointer; font-size: 12px; color: #3b4455; margin: 4px 0; }
+.rule-add { display: grid; grid-template-columns: 1fr 1fr; gap: 3px 6px; margin: 4px 0; } .rule-add input, .rule-add select { min-width: 0; font-size: 12px; }
+ul.rules li { display: flex; gap: 6px; align-items: center; font-size: 12px; padding: 1px 0; } ul.rules li .what { flex: 1; } ul.rules li button { font-size: 11px; }
+ul.ignored li { font-size: 12px; color: #6b7385; }
 .panel { width: 290px; flex: none; overflow: auto; background: #fff; border-left: 1px solid #dde0e6; padding: 8px 10px; box-sizing: border-box; }
 .panel h2 { font-size: 12px; text-transform: uppercase; letter-spacing: .05em; color: #5b6475; margin: 12px 0 4px; }
 .panel h2:first-child { margin-top: 0; }
@@ -343,7 +364,7 @@ button, select, input { font: inherit; }
 .panel input[type=number] { width: 90px; }
 .panel select { max-width: 150px; }
 .buttons { display: flex; gap: 4px; margin: 4px 0; }
-.xyz { display: flex; gap: 4px; } .xyz input { width: 78px !important; }
+.xyz { display: flex; gap: 4px; } .xyz[hidden] { display: none; } .xyz input { width: 78px !important; }
 ul { list-style: none; padding: 0; margin: 0; }
 li.item { padding: 3px 4px; border-radius: 4px; cursor: pointer; display: flex; gap: 6px; align-items: center; }
 li.item:hover { background: #eef1f7; } li.item.sel { background: #fff4d0; }
@@ -352,8 +373,8 @@ li.item:hover { background: #eef1f7; } li.item.sel { background: #fff4d0; }
 .hit { color: #c21a1a; font-weight: 600; } .muted { color: #6b7385; }
 .num { font-variant-numeric: tabular-nums; }
 li.clash { flex-wrap: wrap; row-gap: 2px; } li.clash.resolved .text { color: #6b7385; text-decoration: line-through; }
-li.clash .review { flex-basis: 100%; display: flex; gap: 4px; padding-left: 16px; }
-li.clash .review input { min-width: 0; flex: 1; font-size: 12px; } li.clash .review select, li.clash .review button { font-size: 12px; }
+li.clash .review { flex-basis: 100%; min-width: 0; box-sizing: border-box; display: flex; gap: 4px; padding-left: 16px; }
+li.clash .review input { min-width: 0; width: 0; flex: 1; font-size: 12px; } li.clash .review select, li.clash .review button { font-size: 12px; }
 li.clash .review button.on { background: #2b6de0; color: #fff; }
 .st { font-size: 11px; padding: 0 5px; border-radius: 8px; background: #e7ebf3; } .st-new { background: #ffe1e1; } .st-active { background: #ffeccc; }
 .st-reviewed { background: #dde9ff; } .st-approved { background: #dcf3df; } .st-resolved { background: #ececec; }
@@ -400,6 +421,9 @@ const HTML = `
       <button data-act="+y" title="View from +Y">+Y</button><button data-act="-y" title="View from −Y">−Y</button>
       <button data-act="+z" title="View from above">Top</button>
       <span class="sep"></span>
+      <button data-act="section" title="Section plane on/off (x): cut away what hides a clash; Shift+drag in the view or the slider in the panel moves it">Section</button>
+      <button data-act="measure" title="Measure (l): click two points on surfaces for their distance">Measure</button>
+      <span class="sep"></span>
       <button data-act="undo" title="Undo move (Ctrl+Z)">Undo</button>
       <button data-act="check" title="Check now">Check</button>
       <button data-act="json" title="Export the report as JSON (j)">JSON</button>
@@ -409,6 +433,8 @@ const HTML = `
       <button data-act="panel" title="Side panel">☰</button>
       <button data-act="help" title="Help (h or ?)">?</button>
     </div>
+    <svg class="overlay" aria-hidden="true"></svg>
+    <div class="mlabel num" aria-live="polite"></div>
     <div class="errors" role="alert" aria-live="assertive"></div>
     <div class="phases num" aria-live="polite"></div>
     <div class="note"></div>
@@ -439,9 +465,12 @@ const HTML = `
         <tr><td><kbd>Ctrl</kbd>+<kbd>Z</kbd></td><td>undo move</td></tr>
         <tr><td><kbd>j</kbd> / <kbd>i</kbd></td><td>export report JSON / screenshot PNG</td></tr>
         <tr><td><kbd>k</kbd></td><td>export the listed clashes as BCF</td></tr>
-        <tr><td>Results list</td><td>each clash: status (new, active, reviewed, approved, resolved), assignee, comment, <b>Focus</b> (isolate its two parts, others x-rayed; <kbd>Esc</kbd> ends it); group, sort and filter above it</td></tr>
+        <tr><td><kbd>x</kbd>, <kbd>Shift</kbd>+<kbd>X</kbd></td><td>section plane on/off (through the focused clash, the selected object or the scene's middle); next axis x / y / z</td></tr>
+        <tr><td><kbd>Shift</kbd> + drag, <kbd>-</kbd> <kbd>+</kbd></td><td>with the section on: move the plane (drag off the selected object; keys: 1 % of the scene)</td></tr>
+        <tr><td><kbd>l</kbd></td><td>measure: click two points on surfaces, their distance is shown (<kbd>Esc</kbd> ends)</td></tr>
+        <tr><td>Results list</td><td>each clash: status (new, active, reviewed, approved, resolved), assignee, comment, <b>Focus</b> (isolate its two parts, others x-rayed; <kbd>Esc</kbd> ends it); group, sort and filter above it; <b>Ignore rules</b> (within a group, same group, a name pair, a minimum depth) applied at once</td></tr>
         <tr><td>Toolbar</td><td><b>Save</b>: the session as one scene.json (drop it back, or <code>?scene=</code>); <b>BCF</b>: the listed clashes as .bcfzip</td></tr>
-        <tr><td><kbd>Esc</kbd></td><td>deselect, close this help</td></tr>
+        <tr><td><kbd>Esc</kbd></td><td>deselect, close this help, end Focus and Measure</td></tr>
       </table>
     </div></div>
   </div>
@@ -465,6 +494,14 @@ const HTML = `
     <label>Bounding boxes (b) <input name="boxes" type="checkbox"></label>
     <label>LDI view (t) <select name="ldi"><option value="off">off</option><option value="points">points</option><option value="layers">layers</option></select></label>
     <label>LDI view resolution <input name="ldi_resolution" type="number" min="8" max="1024" step="8" value="128"></label>
+    <h2>Section and measure</h2>
+    <label>Section plane (x) <input name="section_on" type="checkbox"></label>
+    <label>Axis (Shift+X) <select name="section_axis"><option>x</option><option>y</option><option selected>z</option></select></label>
+    <label>Cut away the other side <input name="section_flip" type="checkbox"></label>
+    <input name="section_offset" type="range" min="0" max="1" step="any" value="0.5" aria-label="section plane position" disabled>
+    <div class="muted num" data-out="section">No section (a view tool: checks see the whole scene).</div>
+    <label>Measure (l) <input name="measure_on" type="checkbox"></label>
+    <div class="muted num" data-out="measure"></div>
     <h2>Animation</h2>
     <label>Scene <select name="anim_scene"><option value="">—</option><option value="box100">box of 100 objects</option><option value="cloth">cloth on a box</option><option value="softbody">soft body squeezed</option><option value="twist">twisted cylinder</option><option value="spring">compressing spring</option><option value="rigid">rigid bodies falling</option></select></label>
     <label>Deform the objects (p) <select name="deform"><option value="">none</option><option>twist</option><option>wobble</option><option>spring</option></select></label>
@@ -484,6 +521,18 @@ const HTML = `
       <label>BCF <select name="bcf_version"><option value="3.0">3.0</option><option value="2.1">2.1</option></select></label>
     </div>
     <div class="muted num" data-out="review"></div>
+    <details class="rules"><summary>Ignore rules (<span data-out="rule-count">0</span>) · ignored pairs (<span data-out="ignored-count">0</span>)</summary>
+      <ul class="rules" data-out="rules"></ul>
+      <div class="rule-add">
+        <select name="rule_kind" aria-label="rule kind"><option value="within">within a group</option><option value="same_group">same group</option><option value="pair">name pair A,B</option></select>
+        <input name="rule_pattern" placeholder="group, e.g. cell*/robot" aria-label="rule pattern">
+        <select name="rule_class" aria-label="rule class"><option value="">any class</option>${KINDS.map((x) => `<option>${x}</option>`).join("")}</select>
+        <input name="rule_reason" placeholder="reason" aria-label="rule reason">
+        <button data-rule="add" title="Add the rule; the results follow at once">Add rule</button>
+      </div>
+      <label>Min depth <span class="muted" data-out="min-depth-unit">(blank: none)</span> <input name="min_depth" type="number" min="0" step="any" placeholder="none"></label>
+      <ul class="ignored" data-out="ignored"></ul>
+    </details>
     <ul data-out="results"><li class="muted">No check yet.</li></ul>
     <h2>Objects</h2>
     <ul data-out="objects"></ul>
@@ -639,7 +688,7 @@ async function toInputs(files) {
 
 export class LdiClashViewer extends HTMLElement {
   static get observedAttributes() {
-    return ["src", "backend", "resolution", "mode", "units", "default-units", "clearance"];
+    return ["src", "backend", "resolution", "mode", "units", "default-units", "clearance", "section"];
   }
 
   constructor() {
@@ -666,6 +715,13 @@ export class LdiClashViewer extends HTMLElement {
     this._review = new Map();
     /** Ignore rules of the session ({ignore: [...], min_depth}), as scene.json's review. */
     this._rules = {};
+    /** The last check's report as it came and the clash states it was reviewed against (the
+     * rules editor reviews it again). */
+    this._reviewBase = null;
+    /** States of clashes the rules editor moved to `ignored` (a rule removed again gives them back). */
+    this._ignoredStates = new Map();
+    /** Measuring: on, the points picked so far ({p, object}), the last measurement. */
+    this._measure = { on: false, points: [], last: null };
   }
 
   /** The last report (the `ldiclash check --json` schema), or null. */
@@ -719,6 +775,7 @@ export class LdiClashViewer extends HTMLElement {
     if (name === "resolution") this._field("resolution").value = value || 256;
     if (name === "mode") this._field("mode").value = MODES.includes(value) ? value : "auto";
     if (name === "clearance") this._field("clearance").value = value ?? "";
+    if (name === "section") this._sectionFromAttribute(value);
     if (name === "resolution" || name === "mode" || name === "clearance") this._scheduleCheck();
     if (name === "units" || name === "default-units") {
       this._setUnits(this.getAttribute("units") || "mm", this.getAttribute("default-units") || "mm").catch((err) => this._error(err.message));
@@ -759,6 +816,7 @@ export class LdiClashViewer extends HTMLElement {
     this._redraw();
     const src = this.getAttribute("src");
     if (src) await this._loadSrc(src);
+    if (this.getAttribute("section")) this._sectionFromAttribute(this.getAttribute("section"));
     this._updateEmpty();
   }
 
@@ -1101,6 +1159,340 @@ export class LdiClashViewer extends HTMLElement {
     return idx.map((i) => objects[i].name);
   }
 
+  /** The section plane: `{axis, offset, flip}` (scene units; what lies beyond `offset` along
+   * `axis`, or below it with `flip`, is not drawn and cannot be picked), or null. */
+  section() {
+    const s = this.viewer?.section();
+    if (!s || s.length === 0) return null;
+    return { axis: "xyz"[s[0]], offset: s[1], flip: s[2] === 1 };
+  }
+
+  /** Set the section plane (`null`: none): `axis` "x", "y" or "z" (default "z"), `offset` in
+   * scene units (default: the middle of the focused clash, else of the selected object, else
+   * of the scene), `flip` (cut away the side below the plane instead of above). A view tool:
+   * checks and reports see the whole scene. Returns section(). */
+  setSection(spec) {
+    if (!this.viewer) throw new Error("ldi-clash-viewer is not ready yet: await element.ready");
+    if (spec === null || spec === undefined || spec === false) {
+      this.viewer.set_section("", 0, false);
+    } else {
+      const axis = String(spec.axis ?? "z").toLowerCase();
+      if (!["x", "y", "z"].includes(axis)) throw new Error(`setSection: axis '${spec.axis}': use "x", "y" or "z"`);
+      const offset = spec.offset === undefined || spec.offset === null ? this._sectionCentre(axis) : Number(spec.offset);
+      if (!Number.isFinite(offset)) throw new Error(`setSection: offset '${spec.offset}' is not a number`);
+      this.viewer.set_section(axis, offset, !!spec.flip);
+    }
+    this._renderSection();
+    this._redraw();
+    return this.section();
+  }
+
+  /** The `section` attribute: "z", "z:0.25", "-z:0.25" (flip), "" (none). */
+  _sectionFromAttribute(value) {
+    if (!this.viewer) return;
+    const v = (value ?? "").trim();
+    if (!v) return this.setSection(null);
+    const m = /^(-?)([xyz])(?::(.+))?$/i.exec(v);
+    if (!m || (m[3] !== undefined && !Number.isFinite(Number(m[3])))) {
+      this._error(`section="${v}": use an axis (x, y, z), optionally with a position ("z:0.25") and a leading - for the other side ("-z:0.25")`);
+      return;
+    }
+    this.setSection({ axis: m[2].toLowerCase(), offset: m[3] === undefined ? undefined : Number(m[3]), flip: m[1] === "-" });
+  }
+
+  /** The box a new section plane goes through: the focused clash's, the selected object's or
+   * the scene's, as [min, max]; null without objects. */
+  _sectionBox() {
+    const objects = JSON.parse(this.viewer.objects());
+    if (!objects.length) return null;
+    if (this._focused) {
+      const p = [...(this._report?.pairs ?? [])].find((x) => x.id === this._focused);
+      const box = p && (p.overlap_box ?? (Array.isArray(p.closest) ? closestBox(p.closest) : null));
+      if (box) return box;
+    }
+    const sel = this.viewer.selected();
+    if (sel >= 0 && objects[sel]) return [objects[sel].min, objects[sel].max];
+    return this._sceneBox(objects);
+  }
+
+  _sceneBox(objects = JSON.parse(this.viewer.objects())) {
+    if (!objects.length) return null;
+    return [
+      [0, 1, 2].map((k) => Math.min(...objects.map((o) => o.min[k]))),
+      [0, 1, 2].map((k) => Math.max(...objects.map((o) => o.max[k]))),
+    ];
+  }
+
+  _sectionCentre(axis) {
+    const k = "xyz".indexOf(axis);
+    const box = this._sectionBox();
+    return box ? (box[0][k] + box[1][k]) / 2 : 0;
+  }
+
+  /** The panel's section controls follow section(). */
+  _renderSection() {
+    const s = this.section();
+    const slider = this._field("section_offset");
+    this._field("section_on").checked = !!s;
+    slider.disabled = !s;
+    const button = this.$('[data-act="section"]');
+    button?.classList.toggle("on", !!s);
+    const out = this.$('[data-out="section"]');
+    if (!s) {
+      out.textContent = "No section (a view tool: checks see the whole scene).";
+      return;
+    }
+    this._field("section_axis").value = s.axis;
+    this._field("section_flip").checked = s.flip;
+    const k = "xyz".indexOf(s.axis);
+    const box = this._sceneBox();
+    if (box) {
+      const pad = 0.02 * (box[1][k] - box[0][k]) || 1;
+      const lo = Math.min(box[0][k] - pad, s.offset);
+      const hi = Math.max(box[1][k] + pad, s.offset);
+      slider.min = String(lo);
+      slider.max = String(hi);
+      slider.step = String((hi - lo) / 1000 || "any");
+      if (this.shadowRoot.activeElement !== slider) slider.value = String(s.offset);
+    }
+    const u = this._unit();
+    out.textContent = `${s.axis} = ${fmt(s.offset)}${u ? ` ${u}` : ""}: what lies ${s.flip ? "below" : "beyond"} is cut away (drawing only)`;
+  }
+
+  /** Move the section plane by `delta` scene units along its axis. */
+  _moveSection(delta) {
+    const s = this.section();
+    if (!s || !Number.isFinite(delta)) return;
+    this.viewer.set_section(s.axis, s.offset + delta, s.flip);
+    this._renderSection();
+    this._redraw();
+  }
+
+  /** Section plane on (through the focused clash, the selected object or the scene's middle) or off. */
+  _toggleSection() {
+    if (this.section()) this.setSection(null);
+    else this.setSection({ axis: this._field("section_axis").value || "z", flip: this._field("section_flip").checked });
+  }
+
+  /** Measuring on or off: clicks on surfaces pick points, two give a distance (`measure`
+   * event). Off hides the drawn measurement; measure() keeps the last one. */
+  setMeasureMode(on) {
+    this._measure.on = !!on;
+    this._measure.points = [];
+    this._field("measure_on").checked = this._measure.on;
+    this.$('[data-act="measure"]')?.classList.toggle("on", this._measure.on);
+    this._renderMeasure();
+    this._drawOverlay();
+    return this._measure.on;
+  }
+
+  /** The last measurement: `{a, b, distance, delta, objects}` (points and `delta` = b − a in
+   * scene units, the objects picked), or null. */
+  measure() {
+    const m = this._measure.last;
+    return m ? { a: [...m.a], b: [...m.b], distance: m.distance, delta: [...m.delta], objects: [...m.objects] } : null;
+  }
+
+  /** A click at device pixel (x, y) while measuring: the surface point there (an exact
+   * ray–triangle hit in the wasm), the second one completes a measurement. Returns whether
+   * a surface was hit. */
+  _measureClick(x, y) {
+    const hit = this.viewer.pick_point(x, y);
+    if (!hit || hit.length < 4) return false;
+    const objects = JSON.parse(this.viewer.objects());
+    const point = { p: [hit[0], hit[1], hit[2]], object: objects[hit[3]]?.name ?? null };
+    const m = this._measure;
+    if (m.points.length >= 2) m.points = [];
+    m.points.push(point);
+    if (m.points.length === 2) {
+      const [a, b] = m.points;
+      const delta = [0, 1, 2].map((k) => b.p[k] - a.p[k]);
+      m.last = { a: a.p, b: b.p, distance: Math.hypot(...delta), delta, objects: [a.object, b.object] };
+      this._emit("measure", this.measure());
+    }
+    this._renderMeasure();
+    this._drawOverlay();
+    return true;
+  }
+
+  _len(x) {
+    const u = this._unit();
+    return `${fmt(x)}${u ? ` ${u}` : ""}`;
+  }
+
+  _renderMeasure() {
+    const m = this._measure;
+    const out = this.$('[data-out="measure"]');
+    if (!m.on) {
+      out.textContent = m.last ? `Last: ${this._len(m.last.distance)}` : "";
+      return;
+    }
+    if (m.points.length === 1) out.textContent = `From (${m.points[0].p.map((v) => fmt(v)).join(", ")}): click the second point.`;
+    else if (m.points.length === 2 && m.last) {
+      out.textContent = `Distance ${this._len(m.last.distance)} · Δ (${m.last.delta.map((v) => fmt(v)).join(", ")}) · ${m.last.objects.join(" → ")}`;
+    } else out.textContent = "Click two points on surfaces.";
+  }
+
+  /** The measurement over the view: the points, the line between them and its length. */
+  _drawOverlay() {
+    const svg = this.$(".overlay");
+    const label = this.$(".mlabel");
+    const m = this._measure;
+    const pts = m.on ? m.points : [];
+    if (!this.viewer || pts.length === 0) {
+      svg.innerHTML = "";
+      label.classList.remove("on");
+      return;
+    }
+    const r = this.canvas.getBoundingClientRect();
+    const sx = r.width / this.canvas.width;
+    const sy = r.height / this.canvas.height;
+    const screen = pts.map(({ p }) => {
+      const q = this.viewer.project(p[0], p[1], p[2]);
+      return q.length === 2 ? [q[0] * sx, q[1] * sy] : null;
+    });
+    const parts = [];
+    if (screen.length === 2 && screen[0] && screen[1]) {
+      parts.push(`<line x1="${screen[0][0]}" y1="${screen[0][1]}" x2="${screen[1][0]}" y2="${screen[1][1]}"/>`);
+    }
+    for (const q of screen) if (q) parts.push(`<circle cx="${q[0]}" cy="${q[1]}" r="4"/>`);
+    svg.innerHTML = parts.join("");
+    if (screen.length === 2 && screen[0] && screen[1] && m.last) {
+      label.textContent = this._len(m.last.distance);
+      label.style.left = `${(screen[0][0] + screen[1][0]) / 2}px`;
+      label.style.top = `${(screen[0][1] + screen[1][1]) / 2}px`;
+      label.classList.add("on");
+    } else label.classList.remove("on");
+  }
+
+  /** The ignore rules of the session: `{ignore: [{within?, same_group?, a?, b?, class?,
+   * reason?}], min_depth?}` (scene.json's `review` shape; saved by saveSession()). */
+  rules() {
+    return JSON.parse(JSON.stringify(this._rules ?? {}));
+  }
+
+  /** Replace the ignore rules (the shape of rules()). They apply to the shown results at once
+   * (pairs a rule takes leave the list for `report.ignored`; statuses stay) and to every later
+   * check; fires `review`. Returns rules(). Bad rules throw and change nothing. */
+  setRules(rules) {
+    if (!this.wasm) throw new Error("ldi-clash-viewer is not ready yet: await element.ready");
+    const { ignore, min_depth } = rules ?? {};
+    const json = this.wasm.normalize_rules(JSON.stringify({ ignore: ignore ?? [], ...(min_depth === undefined || min_depth === null ? {} : { min_depth }) }));
+    this._rules = JSON.parse(json);
+    this._renderRules();
+    this._reviewAgain();
+    return this.rules();
+  }
+
+  /** The shown check reviewed again with the current rules (no new check). */
+  _reviewAgain() {
+    const base = this._reviewBase;
+    if (!base || !this._report || this._animating || base.gen !== this._sceneGen) return;
+    // Clashes ignored now keep the state they had when a rule took them.
+    const before = this.review();
+    const shownIgnored = new Set((this._report.ignored ?? []).map((p) => p.id));
+    const current = [...before, ...[...this._ignoredStates.values()].filter((c) => shownIgnored.has(c.id))];
+    let out;
+    try {
+      out = this.wasm.review_again(base.raw, JSON.stringify(base.earlier), JSON.stringify(current), JSON.stringify(this._rules ?? {}));
+    } catch (err) {
+      this._error(`Clash review failed (rules not applied): ${err?.message ?? err}`);
+      return;
+    }
+    const r = JSON.parse(out);
+    const nowIgnored = new Set((r.ignored ?? []).map((p) => p.id));
+    for (const c of before) if (nowIgnored.has(c.id)) this._ignoredStates.set(c.id, c);
+    this._review = new Map(this._statesOf(r).map((c) => [c.id, c]));
+    this._report = r;
+    this.viewer.set_reviewed_report(out);
+    if (this._focused && !r.pairs.some((p) => p.id === this._focused)) this.focusClash(null);
+    this._renderResults();
+    this._redraw();
+    this._emit("review", this.review());
+  }
+
+  /** A reviewed report's clash states (its pairs and the resolved ones). */
+  _statesOf(r) {
+    return [
+      ...r.pairs.map((p) => ({ id: p.id, a: p.a, b: p.b, kind: p.kind, status: p.status, assignee: p.assignee ?? null, comment: p.comment ?? null })),
+      ...(r.resolved ?? []).map((c) => ({ id: c.id, a: c.a, b: c.b, kind: c.kind ?? null, status: c.status, assignee: c.assignee ?? null, comment: c.comment ?? null })),
+    ];
+  }
+
+  /** A rule in words. */
+  _ruleText(rule) {
+    const parts = [];
+    if (rule.within) parts.push(`within ${rule.within}`);
+    if (rule.same_group) parts.push("same group");
+    if (rule.a || rule.b) parts.push(`pair ${rule.a ?? "*"} , ${rule.b ?? "*"}`);
+    if (rule.class) parts.push(`${rule.class} only`);
+    return `${parts.join(" · ")}${rule.reason ? ` — ${rule.reason}` : ""}`;
+  }
+
+  /** The rules editor follows rules(). */
+  _renderRules() {
+    const ul = this.$('[data-out="rules"]');
+    ul.textContent = "";
+    const ignore = this._rules?.ignore ?? [];
+    ignore.forEach((rule, k) => {
+      const li = document.createElement("li");
+      li.dataset.rule = String(k);
+      li.innerHTML = `<span class="what"></span><button title="Remove this rule">✕</button>`;
+      li.querySelector(".what").textContent = this._ruleText(rule);
+      li.querySelector("button").onclick = () => {
+        try {
+          this.setRules({ ...this._rules, ignore: ignore.filter((_, j) => j !== k) });
+        } catch (err) {
+          this._error(err.message);
+        }
+      };
+      ul.append(li);
+    });
+    if (!ignore.length) ul.innerHTML = `<li class="muted">No ignore rules.</li>`;
+    const md = this._field("min_depth");
+    if (this.shadowRoot.activeElement !== md) md.value = Number.isFinite(this._rules?.min_depth) ? String(this._rules.min_depth) : "";
+    const u = this._unit();
+    this.$('[data-out="min-depth-unit"]').textContent = u ? `(${u}; blank: none)` : "(blank: none)";
+    this.$('[data-out="rule-count"]').textContent = String(ignore.length + (Number.isFinite(this._rules?.min_depth) ? 1 : 0));
+  }
+
+  /** The pairs the rules took, with the rule. */
+  _renderIgnored() {
+    const ul = this.$('[data-out="ignored"]');
+    ul.textContent = "";
+    const ignored = this._report?.ignored ?? [];
+    this.$('[data-out="ignored-count"]').textContent = String(ignored.length);
+    for (const p of ignored) {
+      const li = document.createElement("li");
+      li.dataset.id = p.id;
+      li.textContent = `${p.a} ↔ ${p.b} · ${p.kind} · ${p.rule}`;
+      ul.append(li);
+    }
+  }
+
+  /** The rule the editor's fields describe (Add rule). */
+  _ruleFromFields() {
+    const kind = this._field("rule_kind").value;
+    const pattern = this._field("rule_pattern").value.trim();
+    const cls = this._field("rule_class").value;
+    const reason = this._field("rule_reason").value.trim();
+    const rule = {};
+    if (kind === "within") {
+      if (!pattern) throw new Error("A 'within a group' rule needs a group (e.g. cell*/robot)");
+      rule.within = pattern;
+    } else if (kind === "same_group") {
+      rule.same_group = true;
+    } else {
+      const [a, b] = pattern.split(",").map((x) => x.trim());
+      if (!a) throw new Error("A name-pair rule needs a pattern: A,B (e.g. robot/*,fence*; B blank: any object)");
+      rule.a = a;
+      if (b) rule.b = b;
+    }
+    if (cls) rule.class = cls;
+    if (reason) rule.reason = reason;
+    return rule;
+  }
+
   /** The clashes of the last check (or of a new one) as a BCF archive: `version` "3.0"
    * (default) or "2.1", `ids` (clash ids; default every clash, the resolved ones too),
    * `snapshotResolution` (pixels along the clash box's longest edge, drawn on the CPU;
@@ -1164,7 +1556,9 @@ export class LdiClashViewer extends HTMLElement {
   /** Review a check's raw report JSON: the session's rules, then the statuses of the last
    * review (wasm `review_report`); the review state follows. Returns the reviewed JSON. */
   _reviewed(raw) {
-    const before = JSON.stringify(this.review());
+    const earlier = this.review();
+    const before = JSON.stringify(earlier);
+    this._reviewBase = { raw, earlier, gen: this._sceneGen };
     let out;
     try {
       out = this.wasm.review_report(raw, JSON.stringify(this.review()), JSON.stringify(this._rules ?? {}));
@@ -1173,11 +1567,7 @@ export class LdiClashViewer extends HTMLElement {
       return raw;
     }
     const r = JSON.parse(out);
-    const states = [
-      ...r.pairs.map((p) => ({ id: p.id, a: p.a, b: p.b, kind: p.kind, status: p.status, assignee: p.assignee ?? null, comment: p.comment ?? null })),
-      ...(r.resolved ?? []).map((c) => ({ id: c.id, a: c.a, b: c.b, kind: c.kind ?? null, status: c.status, assignee: c.assignee ?? null, comment: c.comment ?? null })),
-    ];
-    this._review = new Map(states.map((c) => [c.id, c]));
+    this._review = new Map(this._statesOf(r).map((c) => [c.id, c]));
     if (JSON.stringify(this.review()) !== before) queueMicrotask(() => this._emit("review", this.review()));
     return out;
   }
@@ -1200,6 +1590,7 @@ export class LdiClashViewer extends HTMLElement {
         if (c && typeof c.id === "string" && STATUSES.includes(c.status)) this._review.set(c.id, { assignee: null, comment: null, kind: null, a: "", b: "", ...c });
       }
     });
+    this._renderRules();
   }
 
   /** The ids of the clashes the results list shows (filtered), or null when it shows all. */
@@ -1226,8 +1617,14 @@ export class LdiClashViewer extends HTMLElement {
     this._report = null;
     this._review = new Map();
     this._rules = {};
+    this._reviewBase = null;
+    this._ignoredStates = new Map();
     this._focused = null;
-    this._focused = null;
+    this.viewer.set_section("", 0, false);
+    this._measure = { on: false, points: [], last: null };
+    this.setMeasureMode(false);
+    this._renderSection();
+    this._renderRules();
     this._refreshLists();
     this._renderResults();
     this._updateEmpty();
@@ -1411,13 +1808,14 @@ export class LdiClashViewer extends HTMLElement {
   }
 
   /** What a check's answer depends on, read now: the objects and their placements, the
-   * settings, the backend, the units and the review rules, and the changes signalled to
+   * settings, the backend and the units (not the review rules: the review runs on every
+   * check, a reused answer too), and the changes signalled to
    * `_scheduleCheck`. Animated and deformed scenes (`_local`) have none: they always check. */
   _checkState() {
     if (this._local || !this.viewer) return null;
     const [names, matrices] = this.viewer.transforms();
     const gpu = this._useGpu();
-    const text = [this._sceneGen, this._changes ?? 0, this._backend, gpu, gpu ? (this.viewer.gpu_lost() ?? "") : "", this._settings(), this.viewer.units().join(","), JSON.stringify(this._rules ?? {}), names.join("\u0000")].join("|");
+    const text = [this._sceneGen, this._changes ?? 0, this._backend, gpu, gpu ? (this.viewer.gpu_lost() ?? "") : "", this._settings(), this.viewer.units().join(","), names.join("\u0000")].join("|");
     return { text, matrices };
   }
 
@@ -1639,6 +2037,7 @@ export class LdiClashViewer extends HTMLElement {
       } catch (err) {
         this._error(`Drawing failed: ${err?.message ?? err}`);
       }
+      this._drawOverlay();
     });
   }
 
@@ -1858,6 +2257,7 @@ export class LdiClashViewer extends HTMLElement {
     const shown = STATUSES.filter((x) => counts[x]).map((x) => `${counts[x]} ${x}`).join(", ");
     this.$('[data-out="review"]').textContent =
       `${clashes.length} clash(es)${shown ? `: ${shown}` : ""}${r.ignored?.length ? ` · ${r.ignored.length} ignored by rules` : ""}`;
+    this._renderIgnored();
     for (const { p, resolved } of clashes) {
       for (const key of keysOf(p.a, p.group_a, p.b, p.group_b)) {
         const base = groupBy === "object" ? "" : key;
@@ -2001,6 +2401,40 @@ export class LdiClashViewer extends HTMLElement {
     on("backend", () => this._setBackend(this._field("backend").value));
     for (const n of ["mode", "resolution", "epsilon", "self", "clearance"]) on(n, () => this._scheduleCheck());
     for (const n of ["r_group", "r_sort", "r_status", "r_class"]) on(n, () => this._renderResults());
+    // Section plane and measuring.
+    on("section_on", () => this._toggleSection());
+    for (const n of ["section_axis", "section_flip"]) {
+      on(n, () => {
+        if (!this.section()) return;
+        this.setSection({ axis: this._field("section_axis").value, flip: this._field("section_flip").checked, offset: n === "section_flip" ? this.section().offset : undefined });
+      });
+    }
+    this._field("section_offset").addEventListener("input", () => {
+      const s = this.section();
+      if (s) this.setSection({ ...s, offset: Number(this._field("section_offset").value) });
+    });
+    on("measure_on", () => this.setMeasureMode(this._field("measure_on").checked));
+    // The rules editor.
+    root.querySelector('[data-rule="add"]').addEventListener("click", () => {
+      try {
+        this.setRules({ ...this._rules, ignore: [...(this._rules?.ignore ?? []), this._ruleFromFields()] });
+        this._field("rule_pattern").value = "";
+        this._field("rule_reason").value = "";
+      } catch (err) {
+        this._error(err.message);
+      }
+    });
+    on("min_depth", () => {
+      const v = this._field("min_depth").value.trim();
+      try {
+        this.setRules({ ...this._rules, min_depth: v === "" ? null : Number(v) });
+      } catch (err) {
+        this._error(err.message);
+        this._renderRules();
+      }
+    });
+    this._renderRules();
+    this._renderSection();
     on("collide", () => this._setCollide(this._field("collide").checked));
     for (const n of ["hidden_edges", "xray", "boxes"]) {
       on(n, () => {
@@ -2109,6 +2543,12 @@ export class LdiClashViewer extends HTMLElement {
           this.viewer.axis_view(act);
           this._redraw();
           break;
+        case "section":
+          this._toggleSection();
+          break;
+        case "measure":
+          this.setMeasureMode(!this._measure.on);
+          break;
         case "undo":
           if (this.viewer.undo() >= 0) this._afterMove();
           break;
@@ -2177,7 +2617,9 @@ export class LdiClashViewer extends HTMLElement {
       if (e.button === 2 || (e.button === 0 && (e.ctrlKey || e.metaKey))) kind = "pan";
       else if (e.button === 1) kind = "move";
       else if (e.button === 0 && this.viewer.selected() >= 0 && this.viewer.pick(x, y) === this.viewer.selected()) kind = "move";
-      if (kind === "move" && this._animating) kind = "orbit"; // the animation owns the motion
+      // Shift+drag off the selected object moves the section plane.
+      if (e.button === 0 && e.shiftKey && kind !== "move" && kind !== "pan" && this.section()) kind = "section";
+      if (kind === "move" && (this._animating || this._measure.on)) kind = "orbit"; // the animation owns the motion; measuring clicks
       if (kind === "move") {
         if (!this.viewer.drag_begin(x, y)) kind = "orbit";
         else this._refreshLists();
@@ -2208,6 +2650,7 @@ export class LdiClashViewer extends HTMLElement {
       gesture.y = y;
       if (gesture.kind === "orbit") this.viewer.orbit(dx, dy);
       else if (gesture.kind === "pan") this.viewer.pan(dx, dy);
+      else if (gesture.kind === "section") this._dragSection(dx, dy);
       else if (gesture.kind === "move") {
         try {
           this.viewer.drag_to(x, y, e.shiftKey);
@@ -2226,7 +2669,8 @@ export class LdiClashViewer extends HTMLElement {
       if (gesture.kind === "move") this.viewer.drag_end();
       if (!gesture.moved && e.type === "pointerup" && e.button === 0) {
         const [x, y] = this._px(e);
-        this._select(this.viewer.pick(x, y));
+        if (this._measure.on) this._measureClick(x, y);
+        else this._select(this.viewer.pick(x, y));
       }
       gesture = null;
     };
@@ -2246,6 +2690,32 @@ export class LdiClashViewer extends HTMLElement {
       },
       { passive: false },
     );
+  }
+
+  /** Shift+drag by (dx, dy) device pixels: the section plane follows the mouse along its axis
+   * as drawn on screen (vertical motion when the view looks along the axis). */
+  _dragSection(dx, dy) {
+    const s = this.section();
+    const box = this._sceneBox();
+    if (!s || !box) return;
+    const k = "xyz".indexOf(s.axis);
+    const extent = Math.max(...[0, 1, 2].map((j) => box[1][j] - box[0][j])) || 1;
+    const c = [0, 1, 2].map((j) => (box[0][j] + box[1][j]) / 2);
+    c[k] = s.offset;
+    const step = 0.1 * extent;
+    const d = [...c];
+    d[k] += step;
+    const p0 = this.viewer.project(c[0], c[1], c[2]);
+    const p1 = this.viewer.project(d[0], d[1], d[2]);
+    let delta;
+    if (p0.length === 2 && p1.length === 2 && Math.hypot(p1[0] - p0[0], p1[1] - p0[1]) > 2) {
+      const sx = p1[0] - p0[0];
+      const sy = p1[1] - p0[1];
+      delta = ((dx * sx + dy * sy) / (sx * sx + sy * sy)) * step;
+    } else {
+      delta = (-dy / Math.max(1, this.canvas.height)) * extent;
+    }
+    this._moveSection(delta);
   }
 
   _wireKeys() {
@@ -2315,9 +2785,25 @@ export class LdiClashViewer extends HTMLElement {
         case "PageDown": nudge(0, 0, -1); break;
         case "j": this._action("json"); break;
         case "k": this._action("bcf"); break;
+        case "x": this._toggleSection(); break;
+        case "X": {
+          const next = { x: "y", y: "z", z: "x" }[this.section()?.axis ?? this._field("section_axis").value] ?? "z";
+          this._field("section_axis").value = next;
+          if (this.section()) this.setSection({ axis: next, flip: this.section().flip });
+          break;
+        }
+        case "-": case "+": case "=": {
+          const box = this._sceneBox();
+          const s = this.section();
+          if (!s || !box) break;
+          const j = "xyz".indexOf(s.axis);
+          this._moveSection((box[1][j] - box[0][j]) * 0.01 * (k === "-" ? -1 : 1));
+          break;
+        }
+        case "l": this.setMeasureMode(!this._measure.on); break;
         case "i": this._action("png"); break;
         case "h": case "?": this._action("help"); break;
-        case "Escape": this.$(".help").classList.remove("on"); this._select(-1); if (this._focused) this.focusClash(null); break;
+        case "Escape": this.$(".help").classList.remove("on"); this._select(-1); if (this._focused) this.focusClash(null); if (this._measure.on) this.setMeasureMode(false); break;
         default: handled = false;
       }
     if (handled) e.preventDefault();

@@ -395,6 +395,11 @@ pub fn apply_baseline(report: &mut Report, baseline: &[ClashState], source: Opti
             ..c.clone()
         })
         .collect();
+    summarize(report, source);
+}
+
+/// The report's `review` summary: clashes per status (pairs and resolved), ignored pairs.
+fn summarize(report: &mut Report, source: Option<String>) {
     let mut statuses = BTreeMap::new();
     for s in report
         .pairs
@@ -409,6 +414,44 @@ pub fn apply_baseline(report: &mut Report, baseline: &[ClashState], source: Opti
         ignored: report.ignored.len(),
         baseline: source,
     });
+}
+
+/// Review the same check again after the rules changed (the page's rules editor): no new
+/// check, so nothing is "found again". `report` is the check's report as it came (rules not
+/// applied yet), `earlier` the clash states it was first reviewed against, `current` the
+/// review as it stands (with what the planner set since). Clashes still listed keep their
+/// current status, assignee and comment; a clash a removed rule lets back in gets the status
+/// a check would have given it against `earlier` ([`Status::found_again`], `new` when it was
+/// never listed); a clash a new rule ignores moves to `ignored` (neither new nor resolved);
+/// resolved clashes stay resolved.
+pub fn review_again(
+    report: &mut Report,
+    rules: &Rules,
+    earlier: &[ClashState],
+    current: &[ClashState],
+    source: Option<String>,
+) {
+    apply_rules(report, rules);
+    let mut merged: Vec<ClashState> = Vec::with_capacity(earlier.len() + current.len());
+    let now: HashMap<&str, &ClashState> = current.iter().map(|c| (c.id.as_str(), c)).collect();
+    merged.extend(
+        earlier
+            .iter()
+            .filter(|c| !now.contains_key(c.id.as_str()))
+            .cloned(),
+    );
+    merged.extend(current.iter().cloned());
+    apply_baseline(report, &merged, source.clone());
+    for p in &mut report.pairs {
+        let kept =
+            p.id.as_deref()
+                .and_then(|id| now.get(id))
+                .filter(|c| c.status != Status::Resolved);
+        if let Some(c) = kept {
+            p.status = Some(c.status);
+        }
+    }
+    summarize(report, source);
 }
 
 /// The clashes of a report as a review keeps them: its pairs (with their statuses) and the
@@ -497,6 +540,90 @@ mod tests {
         assert_eq!(Status::found_again(Some(Resolved)), Active);
         assert_eq!(Status::found_again(Some(Reviewed)), Reviewed);
         assert_eq!(Status::found_again(Some(Approved)), Approved);
+    }
+
+    fn pair(a: &str, b: &str, kind: Kind) -> PairReport {
+        PairReport::new(a.into(), b.into(), kind)
+    }
+
+    fn state(p: &PairReport, status: Status) -> ClashState {
+        ClashState {
+            id: pair_id(p),
+            a: p.a.clone(),
+            b: p.b.clone(),
+            kind: Some(p.kind),
+            status,
+            assignee: None,
+            comment: None,
+        }
+    }
+
+    #[test]
+    fn reviewing_again_with_new_rules_keeps_statuses() {
+        let (x, y, z) = (
+            pair("robot/link_1", "robot/link_2", Kind::Touch),
+            pair("fence", "robot/link_2", Kind::Volume),
+            pair("shelf", "box", Kind::Volume),
+        );
+        let raw = Report {
+            pairs: vec![x.clone(), y.clone(), z.clone()],
+            ..Report::default()
+        };
+        // First review: against a baseline where y was reviewed and z never seen; w gone.
+        let w = pair("old", "gone", Kind::Volume);
+        let earlier = vec![state(&y, Status::Reviewed), state(&w, Status::Active)];
+        let mut first = raw.clone();
+        apply_baseline(&mut first, &earlier, None);
+        let mut current = clash_states(&first);
+        assert_eq!(
+            current.iter().map(|c| c.status).collect::<Vec<_>>(),
+            [Status::New, Status::Reviewed, Status::New, Status::Resolved]
+        );
+        // The planner comments on z.
+        current[2].comment = Some("check the drawing".into());
+
+        // A rule ignores the robot's own links: x leaves, nobody else changes (a re-check
+        // would have turned new into active).
+        let rules = Rules {
+            ignore: vec![IgnoreRule {
+                within: Some("robot".into()),
+                ..IgnoreRule::default()
+            }],
+            min_depth: None,
+        };
+        let mut again = raw.clone();
+        review_again(&mut again, &rules, &earlier, &current, None);
+        let got: Vec<(String, Option<Status>)> = again
+            .pairs
+            .iter()
+            .map(|p| (p.a.clone(), p.status))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("fence".to_string(), Some(Status::Reviewed)),
+                ("shelf".to_string(), Some(Status::New))
+            ]
+        );
+        assert_eq!(again.pairs[1].comment.as_deref(), Some("check the drawing"));
+        assert_eq!(again.ignored.len(), 1);
+        assert_eq!(again.ignored[0].id, pair_id(&x));
+        assert_eq!(again.resolved.len(), 1, "x is ignored, not resolved");
+        assert_eq!(again.resolved[0].id, pair_id(&w));
+        let summary = again.review.clone().unwrap();
+        assert_eq!(summary.ignored, 1);
+        assert_eq!(summary.statuses.get("new"), Some(&1));
+        assert_eq!(summary.statuses.get("resolved"), Some(&1));
+
+        // The rule removed again: x comes back as it would from a check (new: it was never
+        // in `earlier`), the others as they were.
+        let now = clash_states(&again);
+        let mut back = raw;
+        review_again(&mut back, &Rules::default(), &earlier, &now, None);
+        assert_eq!(back.pairs.len(), 3);
+        assert_eq!(back.pairs[0].status, Some(Status::New));
+        assert_eq!(back.pairs[1].status, Some(Status::Reviewed));
+        assert!(back.ignored.is_empty());
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod lod;
 pub mod pick;
 #[cfg(feature = "gpu")]
 pub mod render;
+pub mod section;
 
 use std::collections::HashMap;
 use std::sync::Arc;

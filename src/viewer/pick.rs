@@ -1,5 +1,7 @@
 //! Picking: the nearest object a ray hits (exact ray–triangle tests on world geometry,
-//! boxes first).
+//! boxes first), and where: the surface point picked for a measurement is the exact ray–triangle
+//! intersection. Hits in the part a section plane cuts away are skipped ([`pick_kept`]), so
+//! what is picked is what is drawn.
 
 use glam::{DVec3, Vec3};
 
@@ -69,6 +71,18 @@ pub fn pick(
     dir: Vec3,
     visible: impl Fn(usize) -> bool,
 ) -> Option<Hit> {
+    pick_kept(scene, origin, dir, visible, |_| true)
+}
+
+/// [`pick`], counting only hits whose world point `keep` accepts (the side of a section plane
+/// that is drawn): a ray through the cut-away part goes on to what lies behind it.
+pub fn pick_kept(
+    scene: &Scene,
+    origin: Vec3,
+    dir: Vec3,
+    visible: impl Fn(usize) -> bool,
+    keep: impl Fn(Vec3) -> bool,
+) -> Option<Hit> {
     let mut order: Vec<(f32, usize)> = scene
         .objects
         .iter()
@@ -87,13 +101,14 @@ pub fn pick(
         for t in 0..mesh.triangles.len() {
             let tri = mesh.corners(t).map(|v| v.as_dvec3());
             if let Some(d_t) = ray_triangle(o, d, tri) {
+                let point = (o + d * d_t).as_vec3();
                 let d_t = d_t as f32;
-                if best.is_none_or(|h| d_t < h.t) {
+                if best.is_none_or(|h| d_t < h.t) && keep(point) {
                     best = Some(Hit {
                         object: i,
                         triangle: t,
                         t: d_t,
-                        point: origin + dir * d_t,
+                        point,
                     });
                 }
             }
@@ -141,6 +156,27 @@ mod tests {
         assert!(pick(&s, Vec3::new(5.0, 5.0, 10.0), down, |_| true).is_none());
         // Pointing away.
         assert!(pick(&s, origin, -down, |_| true).is_none());
+    }
+
+    #[test]
+    fn a_section_plane_lets_the_ray_through_to_what_is_drawn() {
+        let s = scene();
+        let down = Vec3::new(0.0, 0.0, -1.0);
+        let origin = Vec3::new(0.1, 0.2, 10.0);
+        // Cut away everything above z = 0: the near cube's top face (z = 1) is gone, the ray
+        // meets its bottom face from inside.
+        let cut = super::super::section::Section::new("z", 0.0, false).unwrap();
+        let h = pick_kept(&s, origin, down, |_| true, |p| cut.keeps(p)).unwrap();
+        assert_eq!(h.object, 0);
+        assert!((h.point.z - (-1.0)).abs() < 1e-6, "{h:?}");
+        // Cut away everything above z = -4.5: the near cube and the far cube's top face
+        // (z = -4) are gone, its bottom face (z = -6) remains.
+        let cut = super::super::section::Section::new("z", -4.5, false).unwrap();
+        let h = pick_kept(&s, origin, down, |_| true, |p| cut.keeps(p)).unwrap();
+        assert_eq!(h.object, 1);
+        assert!((h.point.z - (-6.0)).abs() < 1e-6, "{h:?}");
+        // The exact point: the ray's x and y, the face's z.
+        assert_eq!((h.point.x, h.point.y), (0.1, 0.2));
     }
 
     #[test]

@@ -56,6 +56,7 @@ struct Globals {
     view_proj: [[f32; 4]; 4],
     eye: [f32; 4],
     viewport: [f32; 4],
+    clip: [f32; 4],
 }
 
 #[repr(C)]
@@ -113,6 +114,10 @@ pub struct Display {
     pub hidden_edges: bool,
     /// Background colour.
     pub background: [f64; 4],
+    /// The section plane ([`super::section::Section::shader_plane`]): surface points `p` with
+    /// `dot(xyz, p) > w` are not drawn. [`super::section::NO_SECTION`] cuts nothing. Lines
+    /// (intersection edges, boxes) and LDI points are never cut: the clash stays visible.
+    pub clip: [f32; 4],
 }
 
 impl Default for Display {
@@ -121,6 +126,7 @@ impl Default for Display {
             surfaces: true,
             hidden_edges: true,
             background: [0.96, 0.965, 0.975, 1.0],
+            clip: super::section::NO_SECTION,
         }
     }
 }
@@ -579,6 +585,7 @@ impl Renderer {
             view_proj: camera.view_projection().to_cols_array_2d(),
             eye: camera.eye().extend(1.0).to_array(),
             viewport: [size.0 as f32, size.1 as f32, 2e-4, 0.0],
+            clip: display.clip,
         };
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&g));
         let n = if self.instances.is_empty() {
