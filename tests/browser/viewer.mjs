@@ -851,7 +851,8 @@ const cpuTests = [
         // This browser really has no WebGPU adapter.
         if (r.adapter !== null) throw new Error("this Chromium has a WebGPU adapter: the test proves nothing");
         if (r.compute !== "cpu" || r.report.backend !== "cpu") throw new Error(`checks on ${r.compute}/${r.report.backend}`);
-        if (r.line !== "Checks: CPU (wasm SIMD), in a worker · drawing: WebGL2") throw new Error(`backend line: "${r.line}"`);
+        // Served without COOP/COEP: one thread, and why (tests/browser/threads.mjs has the rest).
+        if (r.line !== "Checks: CPU (wasm SIMD), in a worker, 1 thread (the page is not cross-origin isolated: no COOP/COEP headers) · drawing: WebGL2") throw new Error(`backend line: "${r.line}"`);
         if (!r.note.includes("WebGPU is not available")) throw new Error(`no fallback note: "${r.note}"`);
         assertPairs(r.report, scene, `${scene} on the CPU`);
         console.log(`       ${scene}: CPU checks, drawing on ${r.draw}`);
