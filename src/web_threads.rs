@@ -6,20 +6,24 @@
 //! page is cross-origin isolated (`self.crossOriginIsolated`: COOP/COEP headers, README
 //! "Threads"); elsewhere the worker runs the plain build, one thread, as before.
 //!
-//! How it works (the scheme of wasm-bindgen-rayon, without its raw pointers and with a way to
-//! hear about a thread that traps):
+//! How it works (the scheme of wasm-bindgen-rayon, without its raw pointers, with a way to
+//! hear about a thread that traps, and with the check worker's own thread in the pool):
 //! 1. The check worker (web/clash-worker.js) calls [`thread_pool_prepare`], which makes the
 //!    channel the pool's threads are handed over on, and gets this instance's module and
 //!    memory.
-//! 2. It starts that many module workers (web/clash-thread.js); each instantiates the same
-//!    module on the same memory and calls [`thread_pool_run_thread`], which waits on the
-//!    channel (a worker may block; the page's thread never does any of this).
-//! 3. Once all are waiting, [`thread_pool_build`] builds rayon's global pool with a spawn
-//!    handler that sends each rayon thread down the channel instead of spawning an OS thread.
+//! 2. For a pool of `n` threads it starts `n - 1` module workers (web/clash-thread.js); each
+//!    instantiates the same module on the same memory and calls [`thread_pool_run_thread`],
+//!    which waits on the channel (a worker may block; the page's thread never does any of
+//!    this).
+//! 3. Once all are waiting, [`thread_pool_build`] builds rayon's global pool of `n` threads
+//!    with a spawn handler that sends each rayon thread down the channel instead of spawning
+//!    an OS thread. Thread 0 is the check worker's own (`use_current_thread`): a check's
+//!    parallel loops start on it at once and the others steal from it. (Outside the pool it
+//!    would hand every loop over and wait for a sleeping Web Worker to wake up and take it,
+//!    which on small scenes cost more than the loop.)
 //!
 //! The check then runs as natively: `par_iter` over region jobs and bands, each answer in its
 //! place, so the report does not depend on the number of threads (tests/browser/threads.mjs).
-//! The check worker's own thread only waits while a check runs.
 
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Mutex, OnceLock};
@@ -69,9 +73,10 @@ pub fn thread_pool_run_thread() -> Result<(), JsError> {
     Ok(())
 }
 
-/// Step 3, once `threads` workers wait in [`thread_pool_run_thread`]: build rayon's global
-/// pool on them. Fails when a pool exists already (or rayon ran before: then it made a
-/// one-thread pool of its own).
+/// Step 3, on the check worker's thread, once `threads - 1` workers wait in
+/// [`thread_pool_run_thread`]: build rayon's global pool of `threads` on this thread and them.
+/// Fails when a pool exists already (or rayon ran before: then it made a one-thread pool of
+/// its own).
 #[wasm_bindgen]
 pub fn thread_pool_build(threads: usize) -> Result<(), JsError> {
     if threads == 0 {
@@ -80,6 +85,7 @@ pub fn thread_pool_build(threads: usize) -> Result<(), JsError> {
     let sender = handover().sender.clone();
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
+        .use_current_thread()
         .thread_name(|i| format!("ldiclash-check-{i}"))
         .spawn_handler(move |thread| {
             sender
@@ -97,12 +103,17 @@ pub fn thread_pool_threads() -> usize {
     crate::check::engine::cpu_threads()
 }
 
-/// Test hook for tests/browser/threads.mjs: exhaust the memory on one of the pool's threads
-/// (not the check worker's), as a check running out of memory in a parallel job does. That
-/// thread traps; the check worker waits for it forever, and the page must notice by itself
-/// (web/clash-thread.js tells it).
+/// Test hook for tests/browser/threads.mjs: exhaust the memory on one of the pool's Web Worker
+/// threads (not the check worker's), as a check running out of memory in a parallel job does.
+/// That thread traps while the check worker waits for it, forever: the page must notice by
+/// itself (web/clash-thread.js tells it). Does not return.
 #[wasm_bindgen]
-pub fn exhaust_memory_in_thread_for_tests() -> f64 {
-    // From outside the pool, `join` runs on one of the pool's threads.
-    rayon::join(crate::web_api::exhaust_memory_for_tests, || ()).0
+pub fn exhaust_memory_in_thread_for_tests() {
+    // This thread is not in rayon's loop while it waits below, so another thread takes it.
+    rayon::spawn(|| {
+        crate::web_api::exhaust_memory_for_tests();
+    });
+    loop {
+        std::thread::park();
+    }
 }

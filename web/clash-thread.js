@@ -1,5 +1,5 @@
 // One thread of the CPU check's pool (issue 15 item 4): a module worker that clash-worker.js
-// starts, several of them, where the page is cross-origin isolated. It instantiates the
+// starts, one per core beside its own, where the page is cross-origin isolated. It instantiates the
 // threaded build (threads/ldiclash.js) on the check worker's shared memory and then runs one
 // rayon thread until it is ended (../src/web_threads.rs).
 //

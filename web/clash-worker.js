@@ -26,12 +26,13 @@
 //
 // Which wasm (issue 15 item 4, README "Threads"): where the page is cross-origin isolated
 // (COOP/COEP headers: shared memory is allowed) and has more than one core, the threaded build
-// in threads/ (feature `threads`: atomics, shared memory, a rayon pool of `count` Web Workers
-// running clash-thread.js, ../src/web_threads.rs); elsewhere, or when that build cannot start,
+// in threads/ (feature `threads`: atomics, shared memory, a rayon pool of `count` threads:
+// this worker's and `count - 1` Web Workers running clash-thread.js, ../src/web_threads.rs); elsewhere, or when that build cannot start,
 // the page's own build (ldiclash.js next to this file) on this worker's one thread. Both give
 // the same reports.
 
-/** At most this many threads: each is a Web Worker with its own instance of the module. */
+/** At most this many threads: this worker's and a Web Worker each for the others, every one
+ * with its own instance of the module. */
 const MAX_THREADS = 16;
 /** A thread not ready by then (a stuck start) makes the worker use the one-thread build. */
 const THREAD_START_MS = 60_000;
@@ -48,7 +49,7 @@ function threadPlan() {
   return { count: cores };
 }
 
-/** The threaded build with a pool of `count` threads. */
+/** The threaded build with a pool of `count` threads: this one and `count - 1` Web Workers. */
 async function startThreads(count) {
   const js = new URL("./threads/ldiclash.js", import.meta.url).href;
   const mod = await import(js);
@@ -58,7 +59,8 @@ async function startThreads(count) {
   const threads = [];
   try {
     await Promise.all(
-      Array.from({ length: count }, (_, i) => {
+      Array.from({ length: count - 1 }, (_, k) => {
+        const i = k + 1;
         const t = new Worker(new URL("./clash-thread.js", import.meta.url), { type: "module", name: `ldiclash-check-${i}` });
         threads.push(t);
         return new Promise((resolve, reject) => {

@@ -784,7 +784,7 @@ fn base_key(o: &Object, solid: bool) -> super::incremental::BaseKey {
 
 /// `items.map(f)` in parallel natively and with `threads` (results in order), in turn in the
 /// plain wasm build.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
     #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
     {
         use rayon::prelude::*;
