@@ -69,7 +69,7 @@ fn json_says_how_many_threads_checked() {
     let (one, three) = (run("1"), run("3"));
     assert_eq!(one["threads"], 1);
     assert_eq!(three["threads"], 3);
-    assert!(!one["pairs"].as_array().map_or(true, Vec::is_empty));
+    assert!(one["pairs"].as_array().is_some_and(|p| !p.is_empty()));
     assert_eq!(one["pairs"], three["pairs"]);
     assert_eq!(one["self"], three["self"]);
 }
