@@ -3,9 +3,11 @@
 // browser and the native `ldiclash check` on one thread, on the shared scenes:
 //
 //   - page, through the widget's API (`clear()`, `load(files)`, `check()`, `setTransform()`),
-//     for each backend (`cpu`: the wasm SIMD worker; `webgpu`: WebGPU, which is SwiftShader
-//     here): load (files handed to the widget until it has placed them), first check, and a
-//     re-check after one part moved (a rigid move of 1% of its size);
+//     for each backend (`cpu`: the wasm SIMD worker, on one thread as served without
+//     cross-origin isolation, and on its threads (min(cores, 16)) where the page is served with
+//     the COOP/COEP headers: README "Threads"; `webgpu`: WebGPU, which is SwiftShader here):
+//     load (files handed to the widget until it has placed them), first check, and a re-check
+//     after one part moved (a rigid move of 1% of its size);
 //   - three-mesh-bvh (the npm package, in a page of the same browser): a `MeshBVH` per distinct
 //     mesh (build), then `intersectsGeometry` (BVH against BVH) for every pair whose world
 //     boxes overlap (query); after the same move, the query again for the moved part's pairs
@@ -13,11 +15,17 @@
 //   - native: `RAYON_NUM_THREADS=1 ldiclash check SCENE --json`, its `timings_ms.total`
 //     (the check without loading) and `load`.
 //
+// With --hall, also issue 12's 6 × 5 robot hall of `ldiclash hall` (3.1 M triangles, 360
+// parts; written to target/hall-page/h6x5 once, as tests/browser/hall.mjs does), on the CPU
+// worker (one thread and threads), natively and with three-mesh-bvh, not on SwiftShader's
+// WebGPU (minutes per check). Its pages have no 3D view (Chromium without WebGL and WebGPU), so
+// that drawing 3.1 M triangles in software does not take the cores the check runs on.
+//
 // Medians of --runs (default 3). Prints a Markdown table (README "The page's speed").
 //
-//   node benches/page.mjs [--dist DIR] [--ldiclash BIN] [--runs N] [--scenes a,b]
+//   node benches/page.mjs [--dist DIR] [--ldiclash BIN] [--runs N] [--scenes a,b] [--hall]
 //
-// Needs `trunk build --release` (dist/) and a release ldiclash binary.
+// Needs `trunk build --release` (dist/, with dist/threads/) and a release ldiclash binary.
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -25,7 +33,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
-import { BASE_ARGS, CHROMIUM, WEBGPU_ARGS, serve } from "../tests/browser/harness.mjs";
+import { BASE_ARGS, CHROMIUM, ISOLATION_HEADERS, WEBGPU_ARGS, serve } from "../tests/browser/harness.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opts } = parseArgs({
@@ -34,8 +42,10 @@ const { values: opts } = parseArgs({
     ldiclash: { type: "string", default: path.join(ROOT, "target", "release", "ldiclash") },
     runs: { type: "string", default: "3" },
     scenes: { type: "string", default: "bunny_pair,gripper_parts,kuka_folded,kuka_zero_pose" },
+    hall: { type: "boolean", default: false },
   },
 });
+const HALL_DIR = path.join(ROOT, "target", "hall-page", "h6x5");
 const RUNS = Math.max(1, Number(opts.runs) || 3);
 const SCENES = opts.scenes.split(",").filter(Boolean);
 const TIMEOUT_MS = Number(process.env.VIEWER_TIMEOUT_MS ?? 600_000);
@@ -57,8 +67,7 @@ import { OBJLoader } from "three/addons/loaders/OBJLoader.js";
 import { MeshBVH } from "three-mesh-bvh";
 window.THREE = THREE;
 // Fetch and parse a shared scene: [{name, geometry (shared per file), matrix}].
-window.loadScene = async (scene) => {
-  const base = "/data/" + scene + "/";
+window.loadScene = async (base) => {
   const file = await (await fetch(base + "scene.json")).json();
   const geoms = new Map();
   const objects = [];
@@ -120,11 +129,11 @@ window.benchReady = true;
 </script>`,
 );
 
-/** Native one-thread check: its check time (timings_ms.total) and load. */
-function native(scene) {
+/** Native one-thread check of the scene file `file`: its check time (timings_ms.total) and load. */
+function native(file) {
   const out = [];
   for (let r = 0; r < RUNS; r++) {
-    const json = execFileSync(opts.ldiclash, ["check", path.join(ROOT, "tests", "data", scene, "scene.json"), "--json"], {
+    const json = execFileSync(opts.ldiclash, ["check", file, "--json"], {
       env: { ...process.env, RAYON_NUM_THREADS: "1" },
       maxBuffer: 1 << 28,
     });
@@ -134,8 +143,9 @@ function native(scene) {
   return { check: median(out.map((o) => o.check)), load: median(out.map((o) => o.load)), pairs: out[0].pairs, triangles: out[0].triangles };
 }
 
-/** The widget in the page: load, first check, re-check after a move, on `backend`. */
-async function pageRun(browser, url, scene, backend) {
+/** The widget in the page: load, first check, re-check after a move, on `backend`; `base`:
+ * the scene's folder under the server's root (`/data/bunny_pair/`). */
+async function pageRun(browser, url, base, backend) {
   const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
   const problems = [];
   page.on("pageerror", (err) => problems.push(err.message));
@@ -146,23 +156,30 @@ async function pageRun(browser, url, scene, backend) {
   for (let r = 0; r < RUNS; r++) {
     runs.push(
       await page.evaluate(
-        async ({ scene, backend }) => {
+        async ({ base, backend }) => {
           const v = document.querySelector("ldi-clash-viewer");
           v.setAttribute("backend", backend);
           await v.clear();
           const { fetchAll } = await import("/ldi-clash-viewer.js");
-          const files = await fetchAll([`/data/${scene}/scene.json`]);
+          const files = await fetchAll([`${base}scene.json`]);
+          // Every check's report: the phases are those of the last check that did not take
+          // an earlier answer again (check() after load() shares the check load() started).
+          const seen = [];
+          const onClash = (e) => seen.push(e.detail);
+          v.addEventListener("clash", onClash);
+          const lastReal = () => seen.filter((x) => !x.reused).pop()?.timings_ms ?? {};
           const t0 = performance.now();
           await v.load(files);
           const t1 = performance.now();
           const first = await v.check();
           const t2 = performance.now();
+          const phasesFirst = lastReal();
           const objects = JSON.parse(v.viewer.objects());
           const last = objects[objects.length - 1];
           // Its placement from the scene file (the widget names objects as the file does).
-          const entries = (await (await fetch(`/data/${scene}/scene.json`)).json()).objects;
+          const entries = (await (await fetch(`${base}scene.json`)).json()).objects;
           const entry = entries.find((e) => e.name === last.name);
-          if (!entry) throw new Error(`${last.name} is not in ${scene}/scene.json`);
+          if (!entry) throw new Error(`${last.name} is not in ${base}scene.json`);
           const m = Array.from(entry.world_from_object ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
           const size = Math.max(...last.max.map((x, i) => x - last.min[i]));
           m[12] += 0.01 * size;
@@ -170,25 +187,27 @@ async function pageRun(browser, url, scene, backend) {
           const t3 = performance.now();
           const again = await v.check();
           const t4 = performance.now();
+          v.removeEventListener("clash", onClash);
           return {
             load: t1 - t0,
             first: t2 - t1,
             recheck: t4 - t3,
             backend: first.backend,
+            threads: first.threads ?? null,
             pairs: first.pairs.length,
             pairsAfter: again.pairs.length,
             moved: last.name,
             size,
-            phasesFirst: first.timings_ms,
-            phasesAgain: again.timings_ms,
+            phasesFirst,
+            phasesAgain: lastReal(),
           };
         },
-        { scene, backend },
+        { base, backend },
       ),
     );
   }
   await page.close();
-  if (problems.length) throw new Error(`${scene} on ${backend}: ${problems.join("; ")}`);
+  if (problems.length) throw new Error(`${base} on ${backend}: ${problems.join("; ")}`);
   const pick = (k) => median(runs.map((x) => x[k]));
   // Per phase, the median over runs of each key.
   const phases = (k) => Object.fromEntries(Object.keys(runs[0][k] ?? {}).map((p) => [p, median(runs.map((x) => x[k]?.[p] ?? 0))]));
@@ -197,6 +216,7 @@ async function pageRun(browser, url, scene, backend) {
     first: pick("first"),
     recheck: pick("recheck"),
     backend: runs[0].backend,
+    threads: runs[0].threads,
     pairs: runs[0].pairs,
     moved: runs[0].moved,
     size: runs[0].size,
@@ -206,7 +226,7 @@ async function pageRun(browser, url, scene, backend) {
 }
 
 /** three-mesh-bvh in a page of the same browser. */
-async function threeRun(browser, url, scene, moved, size) {
+async function threeRun(browser, url, base, moved, size) {
   const page = await browser.newPage();
   await page.goto(`${url}bench/three.html`, { waitUntil: "load", timeout: TIMEOUT_MS });
   await page.waitForFunction(() => window.benchReady, null, { timeout: TIMEOUT_MS });
@@ -214,14 +234,14 @@ async function threeRun(browser, url, scene, moved, size) {
   for (let r = 0; r < RUNS; r++) {
     runs.push(
       await page.evaluate(
-        async ({ scene, moved, size }) => {
-          const objects = await window.loadScene(scene);
+        async ({ base, moved, size }) => {
+          const objects = await window.loadScene(base);
           const first = window.buildAndQuery(objects);
           const k = Math.max(0, objects.findIndex((o) => o.name === moved));
           const again = window.moveAndQuery(objects, k, [0.01 * size, 0, 0]);
           return { build: first.build, query: first.query, hits: first.hits, requery: again.requery };
         },
-        { scene, moved, size },
+        { base, moved, size },
       ),
     );
   }
@@ -231,24 +251,46 @@ async function threeRun(browser, url, scene, moved, size) {
   return { build: pick("build"), query: pick("query"), requery: pick("requery"), hits: runs[0].hits, version: JSON.parse(pkg).version };
 }
 
+/** The 6 × 5 robot hall of `ldiclash hall` (written once). */
+function writeHall() {
+  if (!existsSync(path.join(HALL_DIR, "scene.json"))) {
+    mkdirSync(HALL_DIR, { recursive: true });
+    execFileSync(opts.ldiclash, ["hall", "--out", HALL_DIR, "--cols", "6", "--rows", "5"], { stdio: "inherit" });
+  }
+}
+
 async function main() {
   if (!existsSync(path.join(opts.dist, "index.html"))) throw new Error(`no ${opts.dist}/index.html: run trunk build --release`);
+  if (!existsSync(path.join(opts.dist, "threads", "ldiclash_bg.wasm"))) throw new Error(`no ${opts.dist}/threads/: run trunk build --release (scripts/build-threads.sh)`);
   if (!existsSync(opts.ldiclash)) throw new Error(`no ${opts.ldiclash}: cargo build --release`);
-  const server = await serve(path.resolve(opts.dist), { mounts: { "/nm/": path.join(ROOT, "node_modules"), "/bench/": BENCH_DIR } });
+  if (opts.hall) writeHall();
+  const mounts = { "/nm/": path.join(ROOT, "node_modules"), "/bench/": BENCH_DIR, "/hall/": path.dirname(HALL_DIR) };
+  const server = await serve(path.resolve(opts.dist), { mounts });
+  const isolated = await serve(path.resolve(opts.dist), { mounts, headers: ISOLATION_HEADERS });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...WEBGPU_ARGS] });
+  // The hall's pages: no 3D view (see the top).
+  const blind = opts.hall ? await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, "--disable-3d-apis", "--disable-gpu"] }) : null;
   const rows = [];
   const phaseRows = [];
   let version = "";
+  let threads = 0;
+  const jobs = SCENES.map((scene) => ({ name: scene, base: `/data/${scene}/`, file: path.join(ROOT, "tests", "data", scene, "scene.json"), gpu: true }));
+  if (opts.hall) jobs.push({ name: "hall 6 × 5 (issue 12)", base: "/hall/h6x5/", file: path.join(HALL_DIR, "scene.json"), gpu: false });
   try {
-    for (const scene of SCENES) {
-      const n = native(scene);
-      const cpu = await pageRun(browser, server.url, scene, "cpu");
-      const gpu = await pageRun(browser, server.url, scene, "webgpu");
-      const three = await threeRun(browser, server.url, scene, cpu.moved, cpu.size);
+    for (const job of jobs) {
+      const b = job.gpu ? browser : blind;
+      const n = native(job.file);
+      const cpu = await pageRun(b, server.url, job.base, "cpu");
+      const par = await pageRun(b, isolated.url, job.base, "cpu");
+      if (cpu.threads !== 1 || !(par.threads > 1)) throw new Error(`${job.name}: ${cpu.threads} thread(s) without isolation (want 1), ${par.threads} with it (want more than 1)`);
+      threads = par.threads;
+      const gpu = job.gpu ? await pageRun(browser, server.url, job.base, "webgpu") : null;
+      const three = await threeRun(browser, server.url, job.base, cpu.moved, cpu.size);
       version = three.version;
       const threeFirst = three.build + three.query;
+      const gpuCell = gpu ? `${ms(gpu.load)} / ${ms(gpu.first)} / ${ms(gpu.recheck)} (${gpu.backend})` : "not run";
       rows.push(
-        `| ${scene} | ${n.triangles} | ${ms(n.check)} (load ${ms(n.load)}) | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.first / n.check).toFixed(1)}× | ${ms(gpu.load)} / ${ms(gpu.first)} / ${ms(gpu.recheck)} (${gpu.backend}) | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(cpu.first / threeFirst).toFixed(2)}× | ${(cpu.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${cpu.pairs} / ${n.pairs} / ${three.hits} |`,
+        `| ${job.name} | ${n.triangles} | ${ms(n.check)} (load ${ms(n.load)}) | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.first / n.check).toFixed(1)}× | ${ms(par.load)} / ${ms(par.first)} / ${ms(par.recheck)} | ${(cpu.first / par.first).toFixed(2)}× | ${(par.first / n.check).toFixed(1)}× | ${gpuCell} | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(par.first / threeFirst).toFixed(2)}× | ${(par.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${cpu.pairs} / ${par.pairs} / ${n.pairs} / ${three.hits} |`,
       );
       for (const [what, t] of [["first", cpu.phasesFirst], ["re-check", cpu.phasesAgain]]) {
         const g = (k) => t[k] ?? 0;
@@ -256,22 +298,24 @@ async function main() {
         const worker = g("worker_place") + g("worker_check") + g("worker_segments_out") - g("total") - g("segments") - g("annotate");
         const pageSide = g("page_transforms") + g("page_review") + g("page_apply") + g("page_parse") + g("page_results_list") + g("page_draw");
         phaseRows.push(
-          `| ${scene} | ${what} | ${ms(g("total"))} | ${ms(g("segments"))} | ${ms(g("annotate"))} | ${ms(worker)} | ${ms(transit)} | ${ms(g("page_review"))} / ${ms(g("page_apply"))} / ${ms(g("page_parse"))} | ${ms(g("page_results_list"))} / ${ms(g("page_draw"))} | ${ms(pageSide)} | ${ms(g("round_trip"))} |`,
+          `| ${job.name} | ${what} | ${ms(g("total"))} | ${ms(g("segments"))} | ${ms(g("annotate"))} | ${ms(worker)} | ${ms(transit)} | ${ms(g("page_review"))} / ${ms(g("page_apply"))} / ${ms(g("page_parse"))} | ${ms(g("page_results_list"))} / ${ms(g("page_draw"))} | ${ms(pageSide)} | ${ms(g("round_trip"))} |`,
         );
       }
-      console.error(`ok   - ${scene}`);
+      console.error(`ok   - ${job.name}`);
     }
   } finally {
     await browser.close();
+    await blind?.close();
     await server.close();
+    await isolated.close();
   }
   console.log(`ldiclash page (headless Chromium, ${RUNS} run(s), medians, ms) vs native one thread vs three-mesh-bvh ${version}`);
   console.log("");
-  console.log("| scene | triangles | native check, 1 thread | page CPU worker: load / first check / re-check | page CPU first / native | page WebGPU (SwiftShader): load / first / re-check | three-mesh-bvh: build + query / re-query | page CPU first / three build + query | page CPU re-check / three re-query | pairs page / native / three |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  console.log(`| scene | triangles | native check, 1 thread | page CPU worker, 1 thread: load / first check / re-check | page CPU 1 thread first / native | page CPU worker, ${threads} threads (isolated): load / first / re-check | first check: 1 thread / ${threads} threads | page CPU ${threads} threads first / native | page WebGPU (SwiftShader): load / first / re-check | three-mesh-bvh: build + query / re-query | page CPU ${threads} threads first / three build + query | page CPU ${threads} threads re-check / three re-query | pairs page 1 thread / ${threads} threads / native / three |`);
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) console.log(r);
   console.log("");
-  console.log("Where the page CPU worker's check goes (report timings_ms, medians, ms; the last check of each `check()`):");
+  console.log("Where the page CPU worker's check goes (one thread, no isolation; report timings_ms, medians, ms; the check load() or setTransform() started, which check() shared):");
   console.log("");
   console.log("| scene | check | engine | segments | annotate | worker other (wasm boundary, report JSON) | transit (to worker + back) | page: review / apply / parse | page: results list / draw | page in all | round trip |");
   console.log("|---|---|---|---|---|---|---|---|---|---|---|");

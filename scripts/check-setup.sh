@@ -2,7 +2,8 @@
 # Checks scripts/setup.sh without installing anything (issue 14, items 5–7), from its dry-run
 # plan (SETUP_DRY_RUN=1 SETUP_ASSUME_MISSING=1) and with fake prerequisites:
 #   1. `serve` installs only what serving needs: the serve apt packages after `apt-get update`,
-#      the wasm32 target, trunk and the pinned wasm-bindgen-cli, npm ci — no Chromium, no
+#      the wasm32 target, the pinned nightly with rust-src (the threaded check worker), trunk
+#      and the pinned wasm-bindgen-cli, npm ci — no Chromium, no
 #      chromedriver, no lavapipe, no clippy/rustfmt, no cargo-fuzz;
 #   2. `test` installs all of that plus the test tools;
 #   3. every `cargo install` is --locked, wasm-bindgen-cli comes from scripts/pins with its
@@ -58,6 +59,7 @@ done
 must() { grep -qxF -- "$2" <<<"$1"; }
 mustnt() { ! grep -qF -- "$2" <<<"$1"; }
 for cmd in "rustup target add wasm32-unknown-unknown" \
+  "rustup toolchain install $(tr -d '[:space:]' <scripts/pins/nightly) --profile minimal --component rust-src" \
   "cargo install trunk --version 0.21.14 --locked" \
   "cargo install --path $ROOT/scripts/pins/wasm-bindgen-cli --locked --force" \
   "npm ci --no-audit --no-fund"; do

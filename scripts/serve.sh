@@ -7,6 +7,11 @@
 # Address and port defaults live in Trunk.toml ([serve]); arguments override them.
 # This is for development: `trunk serve` pages carry the live-reload snippet. Publish the
 # output of `trunk build --release` (dist/) instead.
+#
+# It serves with Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy (Trunk.toml
+# [serve] headers): the page is cross-origin isolated, so the check worker runs the threaded
+# wasm that trunk's post-build hook builds (scripts/build-threads.sh; README "Threads").
+# LDICLASH_THREADS=0 skips that build (one check thread).
 
 set -euo pipefail
 

@@ -15,7 +15,8 @@
 #
 # What each profile installs (when missing):
 #   serve  apt:   ca-certificates curl git build-essential pkg-config
-#          rust:  target wasm32-unknown-unknown
+#          rust:  target wasm32-unknown-unknown; the nightly of scripts/pins/nightly with rust-src
+#                 (the check worker's threaded wasm: scripts/build-threads.sh, -Z build-std)
 #          tools: trunk 0.21.14 (0.22 needs a newer rustc), wasm-bindgen-cli 0.2.130 (= the
 #                 `wasm-bindgen` pin in Cargo.toml; trunk only uses a matching one), built from
 #                 scripts/pins/wasm-bindgen-cli with its committed Cargo.lock
@@ -41,6 +42,7 @@ TRUNK_VERSION=0.21.14
 WASM_BINDGEN_VERSION=0.2.130
 WASM_BINDGEN_PIN="$ROOT/scripts/pins/wasm-bindgen-cli"
 CARGO_FUZZ_VERSION=0.13.2
+NIGHTLY_PIN="$ROOT/scripts/pins/nightly"
 APT_SERVE=(
   ca-certificates curl git   # downloads (rustup, crates, npm) and the repository
   build-essential pkg-config # a C toolchain and linker: build scripts, cargo install
@@ -182,6 +184,19 @@ step_rust() {
     say "rust: target wasm32-unknown-unknown present"
   else
     run rustup target add wasm32-unknown-unknown
+  fi
+  # The threaded build rebuilds std (-Z build-std): a pinned nightly and its sources. Installing
+  # an installed toolchain only adds what it lacks.
+  local nightly sources
+  nightly=$(tr -d '[:space:]' <"$NIGHTLY_PIN")
+  sources=""
+  if rustup run "$nightly" rustc --version >/dev/null 2>&1; then
+    sources="$(rustup run "$nightly" rustc --print sysroot)/lib/rustlib/src/rust/library"
+  fi
+  if ! assume_missing && [[ -n $sources && -d $sources ]]; then
+    say "rust: toolchain $nightly with rust-src present"
+  else
+    run rustup toolchain install "$nightly" --profile minimal --component rust-src
   fi
   [[ $PROFILE == test ]] || return 0
   components=$(rustup component list --installed)

@@ -4,11 +4,13 @@
 #   plans (scripts/check-setup.sh: what serve and test install, prerequisites), clippy
 #   (native and wasm32), native tests (SIMD and scalar rasteriser; the GPU
 #   pipeline against the CPU on lavapipe), the benches once in test mode, the GPU pipeline in
-#   headless Chromium (WebGPU on SwiftShader), the trunk release build with the headless-Chromium
-#   smoke test, the viewer/widget tests (tests/browser/viewer.mjs, Playwright) and the clash
-#   review test (tests/browser/review.mjs, with the BCF reader of target/bcf-venv), the look
-#   tools and rules editor test (tests/browser/look.mjs: section plane, measuring, ignore
-#   rules), and a short run of every fuzz target.
+#   headless Chromium (WebGPU on SwiftShader), the trunk release build (with the check worker's
+#   threaded wasm: scripts/build-threads.sh) with the headless-Chromium smoke test, the
+#   viewer/widget tests (tests/browser/viewer.mjs, Playwright), the threads test (the check on
+#   several threads where the page is cross-origin isolated, one elsewhere, same reports:
+#   tests/browser/threads.mjs), the clash review test (tests/browser/review.mjs, with the BCF
+#   reader of target/bcf-venv), the look tools and rules editor test (tests/browser/look.mjs:
+#   section plane, measuring, ignore rules), and a short run of every fuzz target.
 #
 # Usage: scripts/test.sh
 # Env:   FUZZ_SECONDS  seconds per fuzz target (default 15)
@@ -102,8 +104,12 @@ run scripts/check-setup.sh
 section clippy-native "clippy, native, all targets"
 run cargo clippy --all-targets -- -D warnings
 
-section clippy-wasm32 "clippy, wasm32 library"
+section clippy-wasm32 "clippy, wasm32 library: the page's build and the check worker's threaded one"
 run cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
+# The threaded build's features (scripts/build-threads.sh) on stable, without atomics: the same
+# code (no gpu, rayon, src/web_threads.rs); the build itself runs in [web].
+run cargo clippy --lib --target wasm32-unknown-unknown --no-default-features \
+  --features threads,stl,obj,ply,off,gltf,3mf -- -D warnings
 
 section test "cargo test (native: lib, bins, integration tests, doctests)"
 run cargo test
@@ -119,10 +125,11 @@ section gpu-web "GPU pipeline in headless Chromium (WebGPU on SwiftShader) vs th
 # chromedriver with the flags in webdriver.json. Native GPU tests (lavapipe) ran in [test].
 CHROMEDRIVER=/usr/bin/chromedriver run cargo test --target wasm32-unknown-unknown --test gpu_web
 
-section web "trunk build --release + headless Chromium: smoke test, viewer and widget tests, clash review, look tools"
+section web "trunk build --release + headless Chromium: smoke test, viewer and widget tests, threads, clash review, look tools"
 run trunk build --release
 run node tests/browser/smoke.mjs
 run node tests/browser/viewer.mjs
+run node tests/browser/threads.mjs
 run node tests/browser/review.mjs
 run node tests/browser/look.mjs
 

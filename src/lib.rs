@@ -25,8 +25,10 @@ pub mod scene;
 pub mod sim;
 pub mod viewer;
 
-#[cfg(all(target_arch = "wasm32", feature = "gpu"))]
+#[cfg(target_arch = "wasm32")]
 pub mod web_api;
+#[cfg(all(target_arch = "wasm32", feature = "threads"))]
+pub mod web_threads;
 
 /// The crate version, as shown by the CLI and the web page.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -275,6 +275,11 @@ pub struct Report {
     pub mode: String,
     /// `cpu` or `gpu`.
     pub backend: String,
+    /// Threads the CPU backend's jobs ran on: rayon's pool natively; in the browser the check
+    /// worker's pool of Web Workers where the page is cross-origin isolated, else 1. Absent
+    /// for `gpu` (and in reports written before it was added).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<usize>,
     /// The GPU adapter that ran (`gpu` backend).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adapter: Option<String>,

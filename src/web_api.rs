@@ -1,38 +1,54 @@
 //! The `#[wasm_bindgen]` facade for the web page and the `<ldi-clash-viewer>` widget
 //! (`web/ldi-clash-viewer.js`).
 //!
-//! - [`WebViewer`]: the scene, camera, picking, moves with undo, and drawing with wgpu into a
-//!   canvas (WebGPU, or WebGL2 where the browser has no WebGPU); collision checks on WebGPU
-//!   (async) or on the CPU (synchronous; the widget runs those in a worker).
+//! - `WebViewer` (feature `gpu`): the scene, camera, picking, moves with undo, and drawing with
+//!   wgpu into a canvas (WebGPU, or WebGL2 where the browser has no WebGPU); collision checks
+//!   on WebGPU (async) or on the CPU (synchronous; the widget runs those in a worker).
 //! - [`CheckWorker`]: the CPU check in a Web Worker: the same files loaded in the same order,
-//!   transforms sent before each check, the report and the intersection segments back.
+//!   transforms sent before each check, the report and the intersection segments back. It
+//!   needs no `gpu`: the check worker's threaded build (feature `threads`, without `gpu`:
+//!   `web_threads`) has only this part.
 //!
 //! Errors become JS `Error`s with the same message as natively.
 
+#[cfg(feature = "gpu")]
 use std::rc::Rc;
 
-use glam::{DMat4, Vec2, Vec3};
+use glam::DMat4;
+#[cfg(feature = "gpu")]
+use glam::{Vec2, Vec3};
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "gpu")]
 use crate::check::{check, check_on_gpu_async, Backend, CheckOptions};
+#[cfg(feature = "gpu")]
 use crate::ldi::{Axis, Region};
-use crate::report::{Kind, Report};
+#[cfg(feature = "gpu")]
+use crate::report::Kind;
+use crate::report::Report;
 use crate::scene::{annotate_report, UnitSettings};
+#[cfg(feature = "gpu")]
 use crate::viewer::camera::{dominant_axis, OrbitCamera};
+#[cfg(feature = "gpu")]
 use crate::viewer::render::{
     box_vertices, palette, segment_vertices, ColorVertex, Display, Instance, ObjectStyle, Renderer,
     BOX_GREY, BOX_SELECTED, EDGE_RED, SELF_ORANGE, TINT_CONTACT, TINT_PENETRATION,
 };
+#[cfg(feature = "gpu")]
 use crate::viewer::section::{Section, NO_SECTION};
+use crate::viewer::{flatten, CheckSettings, InputFile, SegmentCache, Segments, Session};
+#[cfg(feature = "gpu")]
 use crate::viewer::{
-    flatten, ldi_points, pick, segments_for, segments_with_progress, unflatten, CheckSettings,
-    DisplaySettings, InputFile, LdiMode, SegmentCache, Segments, Session,
+    ldi_points, pick, segments_for, segments_with_progress, unflatten, DisplaySettings, LdiMode,
 };
 
+#[cfg(feature = "gpu")]
 /// Meshes with fewer triangles than this are always drawn in full.
 const LOD_MIN_TRIANGLES: usize = 4096;
+#[cfg(feature = "gpu")]
 /// Cells per box edge of the coarse meshes ([`crate::viewer::lod`]).
 const LOD_CELLS: u32 = 24;
+#[cfg(feature = "gpu")]
 /// Objects whose bounding sphere is smaller than this radius on screen (pixels) are drawn
 /// coarse.
 const LOD_PIXELS: f32 = 60.0;
@@ -259,6 +275,7 @@ impl CheckWorker {
     }
 }
 
+#[cfg(feature = "gpu")]
 /// A check to run on WebGPU (see [`WebViewer::gpu_job`]).
 #[wasm_bindgen]
 #[derive(Debug)]
@@ -269,6 +286,7 @@ pub struct GpuJob {
     units: UnitSettings,
 }
 
+#[cfg(feature = "gpu")]
 /// A finished check: the report (JSON, the CLI schema) and the intersection segments.
 #[wasm_bindgen]
 #[derive(Debug, Clone)]
@@ -278,6 +296,7 @@ pub struct CheckResult {
     selves: Vec<f32>,
 }
 
+#[cfg(feature = "gpu")]
 #[wasm_bindgen]
 impl CheckResult {
     /// The report JSON.
@@ -299,6 +318,7 @@ impl CheckResult {
     }
 }
 
+#[cfg(feature = "gpu")]
 /// Run a [`GpuJob`] on WebGPU. `progress(done, total, phase)`, when given, is called as
 /// [`CheckWorker::check`] calls it.
 #[wasm_bindgen]
@@ -326,6 +346,7 @@ pub async fn run_gpu_check(
     })
 }
 
+#[cfg(feature = "gpu")]
 struct Gfx {
     surface: wgpu::Surface<'static>,
     device: wgpu::Device,
@@ -335,6 +356,7 @@ struct Gfx {
     backend: String,
 }
 
+#[cfg(feature = "gpu")]
 struct Drag {
     object: usize,
     anchor: Vec3,
@@ -343,6 +365,7 @@ struct Drag {
     undo_depth: usize,
 }
 
+#[cfg(feature = "gpu")]
 /// The viewer behind the widget.
 #[wasm_bindgen]
 pub struct WebViewer {
@@ -379,8 +402,10 @@ pub struct WebViewer {
 }
 
 /// The section plane's outline colour.
+#[cfg(feature = "gpu")]
 const SECTION_BLUE: [u8; 4] = [40, 110, 230, 255];
 
+#[cfg(feature = "gpu")]
 impl std::fmt::Debug for WebViewer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WebViewer")
@@ -389,6 +414,7 @@ impl std::fmt::Debug for WebViewer {
     }
 }
 
+#[cfg(feature = "gpu")]
 async fn open_gfx(canvas: web_sys::HtmlCanvasElement) -> Result<Gfx, String> {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = wgpu::Backends::BROWSER_WEBGPU | wgpu::Backends::GL;
@@ -464,6 +490,7 @@ async fn open_gfx(canvas: web_sys::HtmlCanvasElement) -> Result<Gfx, String> {
     })
 }
 
+#[cfg(feature = "gpu")]
 #[wasm_bindgen]
 impl WebViewer {
     /// Open the viewer on `canvas`. `backend` is the collision backend wanted:
@@ -1474,6 +1501,7 @@ impl WebViewer {
     }
 }
 
+#[cfg(feature = "gpu")]
 fn parse_settings(settings: &str) -> Result<CheckOptions, JsError> {
     CheckSettings::from_json(settings)
         .and_then(|s| s.options())
@@ -1556,7 +1584,7 @@ pub fn review_again(
     to_json(&report)
 }
 
-#[cfg(feature = "bcf")]
+#[cfg(all(feature = "gpu", feature = "bcf"))]
 #[wasm_bindgen]
 impl WebViewer {
     /// The clashes of `report` (JSON, as [`review_report`] returns it) as a BCF archive
@@ -1603,6 +1631,7 @@ impl WebViewer {
     }
 }
 
+#[cfg(feature = "gpu")]
 #[wasm_bindgen]
 impl WebViewer {
     /// The scene as a saved session: scene.json (the CLI reads it) with every object's mesh

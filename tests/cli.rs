@@ -48,6 +48,32 @@ fn json_has_the_documented_schema() {
     assert!(v["timings_ms"]["load"].as_f64().unwrap_or(-1.0) >= 0.0);
 }
 
+/// `threads` says how many threads the CPU check ran on (issue 15: the page's worker fills it
+/// in too): rayon's pool, which RAYON_NUM_THREADS sets; the same pairs and volumes on 1 and 3.
+#[test]
+fn json_says_how_many_threads_checked() {
+    let scene = data("kuka_folded/scene.json");
+    let run = |threads: &str| -> serde_json::Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_ldiclash"))
+            .args(["check", scene.to_str().unwrap_or(""), "--json"])
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run ldiclash: {e}"));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (one, three) = (run("1"), run("3"));
+    assert_eq!(one["threads"], 1);
+    assert_eq!(three["threads"], 3);
+    assert!(one["pairs"].as_array().is_some_and(|p| !p.is_empty()));
+    assert_eq!(one["pairs"], three["pairs"]);
+    assert_eq!(one["self"], three["self"]);
+}
+
 #[test]
 fn mesh_files_are_objects_named_after_the_file() {
     let a = data("gripper_parts/meshes/GUIDE_WSG50_110.stl");

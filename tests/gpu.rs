@@ -553,6 +553,10 @@ fn reports_agree_with_the_cpu() {
             assert_eq!(gpu.backend, "gpu");
             assert!(gpu.adapter.is_some());
             assert_eq!(
+                (cpu.threads, gpu.threads),
+                (Some(rayon::current_num_threads()), None)
+            );
+            assert_eq!(
                 cpu.pairs.len(),
                 gpu.pairs.len(),
                 "{what}: {:?} vs {:?}",

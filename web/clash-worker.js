@@ -20,17 +20,100 @@
 //   {op: "hold", lock}                       -> {held: lock} once this worker holds the Web
 //     Lock `lock`, which it keeps until it ends: the page waits for that lock to learn that
 //     the worker is gone, however it ended.
-// Once the module runs it posts {started: true}.
-// The wasm module is the page's own build (ldiclash.js next to this file).
+//   {id, op: "test:exhaust-memory-in-thread"} -> (test hook, threaded build only) the same on
+//     one of the pool's threads: the page hears of it on the threads' BroadcastChannel.
+// Once the module runs it posts {started: true}; once the wasm is ready,
+//   {threads: {count, why?, channel?}}: the check's threads (1: the page's own build, `why`
+//   says why not more); `channel`: a BroadcastChannel on which a pool thread that traps posts
+//   {fatal: true, error} (this worker then waits for it forever: the page must end it).
+// Pages that do not know these messages ignore them (they carry no id).
+//
+// Which wasm (issue 15 item 4, README "Threads"): where the page is cross-origin isolated
+// (COOP/COEP headers: shared memory is allowed) and has more than one core, the threaded build
+// in threads/ (feature `threads`: atomics, shared memory, a rayon pool of `count` threads:
+// this worker's and `count - 1` Web Workers running clash-thread.js, ../src/web_threads.rs); elsewhere, or when that build cannot start,
+// the page's own build (ldiclash.js next to this file) on this worker's one thread. Both give
+// the same reports.
 
-import init, { CheckWorker, exhaust_memory_for_tests, memory_bytes } from "./ldiclash.js";
+/** At most this many threads: this worker's and a Web Worker each for the others, every one
+ * with its own instance of the module. */
+const MAX_THREADS = 16;
+/** A thread not ready by then (a stuck start) makes the worker use the one-thread build. */
+const THREAD_START_MS = 60_000;
 
+let wasm = null; // the module's exports (ldiclash.js)
 let worker = null;
 let exports = null;
-const ready = init({ module_or_path: new URL("./ldiclash_bg.wasm", import.meta.url) }).then((e) => {
-  exports = e;
-  worker = new CheckWorker();
-});
+
+/** The threads to ask for, or why one. */
+function threadPlan() {
+  if (!self.crossOriginIsolated) return { count: 1, why: "the page is not cross-origin isolated: no COOP/COEP headers" };
+  const cores = Math.min(navigator.hardwareConcurrency || 1, MAX_THREADS);
+  if (cores < 2) return { count: 1, why: "one core" };
+  return { count: cores };
+}
+
+/** The threaded build with a pool of `count` threads: this one and `count - 1` Web Workers. */
+async function startThreads(count) {
+  const js = new URL("./threads/ldiclash.js", import.meta.url).href;
+  const mod = await import(js);
+  const e = await mod.default({ module_or_path: new URL("./threads/ldiclash_bg.wasm", import.meta.url) });
+  const [module, memory] = mod.thread_pool_prepare();
+  const channel = `ldiclash-check-threads-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  const threads = [];
+  try {
+    await Promise.all(
+      Array.from({ length: count - 1 }, (_, k) => {
+        const i = k + 1;
+        const t = new Worker(new URL("./clash-thread.js", import.meta.url), { type: "module", name: `ldiclash-check-${i}` });
+        threads.push(t);
+        return new Promise((resolve, reject) => {
+          const late = setTimeout(() => reject(new Error(`thread ${i} was not ready after ${THREAD_START_MS / 1000} s`)), THREAD_START_MS);
+          t.onmessage = ({ data }) => {
+            clearTimeout(late);
+            if (data.ready) resolve();
+            else reject(new Error(`thread ${i}: ${data.error}`));
+          };
+          t.onerror = (ev) => {
+            clearTimeout(late);
+            ev.preventDefault?.();
+            reject(new Error(`thread ${i} did not start: ${ev.message ?? "an error"}`));
+          };
+          t.postMessage({ js, module, memory, channel });
+        });
+      }),
+    );
+    mod.thread_pool_build(count);
+  } catch (err) {
+    for (const t of threads) t.terminate();
+    throw err;
+  }
+  return { mod, exports: e, threads: { count: mod.thread_pool_threads(), channel } };
+}
+
+async function start() {
+  const plan = threadPlan();
+  let started = null;
+  if (plan.count > 1) {
+    try {
+      started = await startThreads(plan.count);
+    } catch (err) {
+      plan.why = `the threaded build did not start: ${err?.message ?? err}`;
+      console.warn(`ldiclash: ${plan.why}; checking on one thread`);
+    }
+  }
+  if (!started) {
+    const mod = await import("./ldiclash.js");
+    const e = await mod.default({ module_or_path: new URL("./ldiclash_bg.wasm", import.meta.url) });
+    started = { mod, exports: e, threads: { count: 1, why: plan.why } };
+  }
+  wasm = started.mod;
+  exports = started.exports;
+  worker = new wasm.CheckWorker();
+  self.postMessage({ threads: started.threads });
+}
+
+const ready = start();
 self.postMessage({ started: true });
 
 const GiB = 1024 ** 3;
@@ -70,7 +153,7 @@ self.onmessage = async (event) => {
         self.postMessage({ id: msg.id, ok: true });
         break;
       case "memory":
-        self.postMessage({ id: msg.id, ok: true, bytes: memory_bytes() });
+        self.postMessage({ id: msg.id, ok: true, bytes: wasm.memory_bytes() });
         break;
       case "check": {
         const t0 = performance.now();
@@ -88,14 +171,18 @@ self.onmessage = async (event) => {
         const at = (t) => performance.timeOrigin + t;
         const phases = { sent: msg.sent, received: at(t0), place: t1 - t0, check: t2 - t1, segments_out: t3 - t2, posted: at(performance.now()) };
         self.postMessage(
-          { id: msg.id, ok: true, report, pairs, selves, ms: t3 - t0, phases, bytes: memory_bytes() },
+          { id: msg.id, ok: true, report, pairs, selves, ms: t3 - t0, phases, bytes: wasm.memory_bytes() },
           [pairs.buffer, selves.buffer],
         );
         break;
       }
       case "test:exhaust-memory":
-        exhaust_memory_for_tests();
+        wasm.exhaust_memory_for_tests();
         throw new Error("exhaust_memory_for_tests returned: the heap did not run out");
+      case "test:exhaust-memory-in-thread":
+        if (!wasm.exhaust_memory_in_thread_for_tests) throw new Error("not the threaded build");
+        wasm.exhaust_memory_in_thread_for_tests();
+        throw new Error("exhaust_memory_in_thread_for_tests returned: the heap did not run out");
       default:
         throw new Error(`unknown operation '${msg.op}'`);
     }

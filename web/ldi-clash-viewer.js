@@ -53,11 +53,12 @@
 //             assignee, comment and the `resolved`, `ignored` and `review` fields;
 //             all bubble and are composed (a page's `error` listener on window sees the
 //             widget's CustomEvents too: only an ErrorEvent is an uncaught exception).
-// Test hooks: _testHooks (loseGpuDevice, killCheckWorker, exhaustWorkerMemory, setMemoryBudget,
-//             workerRestarts), for tests/browser/viewer.mjs only.
+// Test hooks: _testHooks (loseGpuDevice, killCheckWorker, exhaustWorkerMemory(inThread),
+//             setMemoryBudget, workerRestarts), for tests/browser/viewer.mjs and threads.mjs only.
 //
 // The work happens in Rust (wasm): drawing with wgpu on WebGPU or WebGL2, picking, camera,
-// checks on WebGPU or, on the CPU, in a Web Worker (clash-worker.js next to this file).
+// checks on WebGPU or, on the CPU, in a Web Worker (clash-worker.js next to this file; on
+// several threads where the page is cross-origin isolated: clash-thread.js and threads/).
 
 const HERE = new URL(".", import.meta.url);
 const STEP_EXTENSIONS = ["step", "stp", "iges", "igs", "brep"];
@@ -165,15 +166,23 @@ function readIfc(name, bytes) {
  *   - the worker ending for any other reason (terminated, crashed): the worker holds a Web
  *     Lock for its whole life and this side waits for the same lock, which the browser grants
  *     only once the worker is gone (where `navigator.locks` exists: secure contexts).
+ *   - one of the worker's threads trapping (the threaded build: it says so on a
+ *     BroadcastChannel, as the worker, waiting for that thread, cannot).
  * The calls it had pending fail with the reason; `onRestart(why)` is told.
+ * `threads`: the worker's check threads once it has said (`threadsWhy`: why only one);
+ * `onThreads()` is told.
  */
 class CheckClient {
-  constructor(wasm, { onProgress, onRestart } = {}) {
+  constructor(wasm, { onProgress, onRestart, onThreads } = {}) {
     this.wasm = wasm;
     this.seq = 0;
     this.pending = new Map();
     this.onProgress = onProgress;
     this.onRestart = onRestart;
+    this.onThreads = onThreads;
+    this.threads = 0;
+    this.threadsWhy = "";
+    this.threadAlarm = null;
     this.history = [];
     this.restarts = 0;
     this.inline = null;
@@ -204,6 +213,7 @@ class CheckClient {
         navigator.locks.request(d.held, () => this._died(w, "it stopped"));
         return;
       }
+      if (d.threads) return this._threads(w, d.threads);
       const p = this.pending.get(d.id);
       if (!p) return;
       if (d.progress) return this.onProgress?.(d.progress);
@@ -231,9 +241,30 @@ class CheckClient {
     return true;
   }
 
+  /** The worker `w` says how many threads check: listen for its threads trapping. */
+  _threads(w, { count, why, channel }) {
+    this.threads = count;
+    this.threadsWhy = why ?? "";
+    if (channel && typeof BroadcastChannel === "function") {
+      const alarm = new BroadcastChannel(channel);
+      alarm.onmessage = ({ data }) => {
+        if (w !== this.worker || !data?.fatal) return;
+        // As a fatal reply: the pending calls fail with the reason, then a new worker.
+        for (const p of this.pending.values()) p.reject(new Error(data.error));
+        this.pending.clear();
+        this._died(w, data.error);
+      };
+      this.threadAlarm = alarm;
+    }
+    this.onThreads?.();
+  }
+
   /** Replace a dead worker `w` (once) and give the new one the files again. */
   _died(w, why) {
     if (w !== this.worker) return;
+    this.threadAlarm?.close();
+    this.threadAlarm = null;
+    this.threads = 0;
     try {
       w.terminate();
     } catch {
@@ -329,10 +360,11 @@ class CheckClient {
     this.worker?.terminate();
   }
 
-  /** Test hook: make the worker's wasm run out of memory. */
-  exhaustMemoryForTests() {
+  /** Test hook: make the worker's wasm run out of memory (`inThread`: on one of its pool's
+   * threads, threaded build only). */
+  exhaustMemoryForTests(inThread = false) {
     if (!this.worker) return Promise.reject(new Error("no check worker"));
-    return this.call({ op: "test:exhaust-memory" });
+    return this.call({ op: inThread ? "test:exhaust-memory-in-thread" : "test:exhaust-memory" });
   }
 }
 
@@ -739,7 +771,7 @@ export class LdiClashViewer extends HTMLElement {
         return this.viewer.lose_gpu_device_for_tests();
       },
       killCheckWorker: () => this.checker.terminateForTests(),
-      exhaustWorkerMemory: () => this.checker.exhaustMemoryForTests(),
+      exhaustWorkerMemory: (inThread) => this.checker.exhaustMemoryForTests(inThread),
       workerRestarts: () => this.checker.restarts,
       // The memory a load is planned to fit into (bytes; null: WASM_BUDGET), so that a small
       // scene takes the over-the-limit path.
@@ -800,6 +832,7 @@ export class LdiClashViewer extends HTMLElement {
     this.checker = new CheckClient(wasm, {
       onProgress: (p) => this._checkProgress(p),
       onRestart: (why) => this._workerRestarted(why),
+      onThreads: () => this._notes(),
     });
     this._resizeObserver = new ResizeObserver(() => {
       this._sizeCanvas();
@@ -1948,11 +1981,17 @@ export class LdiClashViewer extends HTMLElement {
     }
   }
 
-  /** Who runs checks now, in words. */
-  _checkerWords() {
+  /** Who runs checks now, in words (`long`: with why the worker has only one thread). */
+  _checkerWords(long = false) {
     if (this._useGpu()) return `WebGPU — ${this._adapter?.text ?? "unnamed adapter"}`;
     const soft = this._backend === "auto" && this.viewer?.compute_backend() === "webgpu" && this._adapter?.software;
-    return `CPU (wasm SIMD)${this.checker?.threaded && !this._local ? ", in a worker" : ""}${soft ? ` (auto: faster than WebGPU on ${this._adapter.name})` : ""}`;
+    const auto = soft ? `auto: faster than WebGPU on ${this._adapter.name}` : "";
+    const notes = (...w) => (w.some(Boolean) ? ` (${w.filter(Boolean).join("; ")})` : "");
+    if (!this.checker?.threaded || this._local) return `CPU (wasm SIMD)${notes(auto)}`;
+    const n = this.checker.threads;
+    const count = n > 1 ? `, ${n} threads` : n === 1 ? ", 1 thread" : "";
+    const why = long && n === 1 && this.checker.threadsWhy ? this.checker.threadsWhy : "";
+    return `CPU (wasm SIMD), in a worker${count}${notes(why, auto)}`;
   }
 
   /** A check's progress `{done, total, what}` (what: start | pairs | self | segments):
@@ -2014,7 +2053,7 @@ export class LdiClashViewer extends HTMLElement {
       note.append(d);
     }
     const draw = { webgpu: "WebGPU", webgl2: "WebGL2", none: "none (no 3D view)" }[this.viewer.render_backend()] ?? this.viewer.render_backend();
-    this.$('[data-out="backend"]').textContent = `Checks: ${this._checkerWords()} · drawing: ${draw}`;
+    this.$('[data-out="backend"]').textContent = `Checks: ${this._checkerWords(true)} · drawing: ${draw}`;
     const [scene, def] = this.viewer.units();
     this.$('[data-out="units"]').textContent = scene
       ? `Volumes in ${scene}³, depths, sizes and positions in ${scene}; files without a unit are taken as ${def} (set before loading them).`

@@ -2,8 +2,9 @@
 //! implementations with the same answers (tests/gpu.rs, tests/gpu_web.rs):
 //!
 //! - [`CpuEngine`]: the SIMD rasteriser and the CPU analyses; jobs run in parallel natively
-//!   (rayon, each job's answer in its place, so the report does not depend on scheduling) and
-//!   in turn in wasm.
+//!   (rayon, each job's answer in its place, so the report does not depend on scheduling), in
+//!   wasm too with the `threads` feature (the check worker's build with atomics:
+//!   `web_threads`), and in turn in the plain wasm build.
 //! - [`GpuEngine`] (feature `gpu`): the wgpu pipeline, one job after another, each over the
 //!   bounding window of its blocks (extra pixels there only repeat whole-region answers).
 
@@ -47,15 +48,29 @@ impl Engine for CpuEngine {
         opts: &CheckOptions,
         jobs: &[RegionJob],
     ) -> Result<Vec<RegionAnswer>, CheckError> {
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
         {
             use rayon::prelude::*;
             jobs.par_iter().map(|j| run_cpu(j, scene, opts)).collect()
         }
-        #[cfg(target_arch = "wasm32")]
+        #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
         {
             jobs.iter().map(|j| run_cpu(j, scene, opts)).collect()
         }
+    }
+}
+
+/// Threads [`CpuEngine`] runs jobs on: rayon's pool natively and in the `threads` wasm build
+/// (the pool of Web Workers `web_threads` started, or 1 where none was), 1 in the
+/// plain wasm build.
+pub fn cpu_threads() -> usize {
+    #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
+    {
+        1
     }
 }
 

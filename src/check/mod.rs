@@ -40,6 +40,7 @@ pub use options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Pro
 pub use run::check_on_gpu;
 #[cfg(feature = "gpu")]
 pub use run::check_on_gpu_async;
+pub(crate) use run::par_map;
 pub use run::{check, check_with_progress};
 #[cfg(feature = "gpu")]
 pub use visibility_gpu::{convex_pairs_gpu, cullide_gpu, self_cullide_gpu};

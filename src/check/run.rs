@@ -10,7 +10,7 @@ use std::sync::Arc;
 use glam::Vec3;
 
 use super::coarse::{cells_box, level_of, map_level, meeting_cells, CoarseMap, MeetingCell, Reach};
-use super::engine::{CpuEngine, Engine};
+use super::engine::{cpu_threads, CpuEngine, Engine};
 use super::incremental::Cache;
 use super::jobs::{RegionAnswer, RegionJob, Subject};
 use super::options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Progress};
@@ -287,6 +287,7 @@ pub(crate) async fn check_engine<E: Engine>(
         version: crate::VERSION.to_string(),
         mode: opts.mode.name().to_string(),
         backend: if gpu_method.is_some() { "gpu" } else { "cpu" }.to_string(),
+        threads: gpu_method.is_none().then(cpu_threads),
         gpu: gpu_method.map(|m| crate::report::GpuSummary {
             method: m.to_string(),
             ..Default::default()
@@ -428,12 +429,12 @@ fn exact_pairs(
             mesh_contact(a.world(), b.world(), (a.is_closed(), b.is_closed()), false),
         )
     };
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
     let results: Vec<_> = {
         use rayon::prelude::*;
         candidates.par_iter().map(test).collect()
     };
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
     let results: Vec<_> = candidates.iter().map(test).collect();
     for (i, j, c) in results {
         stats.exact_tests += c.tested;
@@ -781,14 +782,15 @@ fn base_key(o: &Object, solid: bool) -> super::incremental::BaseKey {
     (Arc::as_ptr(&o.mesh) as usize, bits, solid)
 }
 
-/// `items.map(f)` in parallel natively (results in order), in turn in wasm.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
-    #[cfg(not(target_arch = "wasm32"))]
+/// `items.map(f)` in parallel natively and with `threads` (results in order), in turn in the
+/// plain wasm build.
+pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
     {
         use rayon::prelude::*;
         items.par_iter().map(f).collect()
     }
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
     {
         items.iter().map(f).collect()
     }

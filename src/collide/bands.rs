@@ -1,5 +1,5 @@
-//! Run a per-pixel analysis over bands of pixels, in parallel natively and serially on wasm,
-//! and merge the band results.
+//! Run a per-pixel analysis over bands of pixels, in parallel natively and in the `threads`
+//! wasm build, serially in the plain wasm build, and merge the band results.
 
 use std::ops::Range;
 
@@ -17,13 +17,13 @@ where
         .step_by(BAND)
         .map(|s| s..(s + BAND).min(pixels))
         .collect();
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
     {
         use rayon::prelude::*;
         let parts: Vec<T> = bands.into_par_iter().map(map).collect();
         parts.into_iter().reduce(merge)
     }
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
     {
         bands.into_iter().map(map).reduce(merge)
     }

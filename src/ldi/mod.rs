@@ -178,7 +178,7 @@ impl Ldi {
 
 /// Sorts each pixel's run; insertion sort for short runs, `sort_unstable_by_key` otherwise.
 pub(crate) fn sort_pixels(offsets: &[u32], fragments: &mut [Fragment]) {
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
     {
         use rayon::prelude::*;
         // Split the fragment array into per-row-band slices so bands sort in parallel.
@@ -204,7 +204,7 @@ pub(crate) fn sort_pixels(offsets: &[u32], fragments: &mut [Fragment]) {
             }
         });
     }
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
     {
         for w in offsets.windows(2) {
             sort_run(&mut fragments[w[0] as usize..w[1] as usize]);

@@ -277,14 +277,14 @@ pub fn rasterize_clipped(
         );
         (out, edge_on, kept)
     };
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
     let parts: Vec<(Vec<RawFragment>, usize, usize)> = if items.len() > 1 {
         use rayon::prelude::*;
         items.par_iter().map(run).collect()
     } else {
         items.iter().map(run).collect()
     };
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
     let parts: Vec<(Vec<RawFragment>, usize, usize)> = items.iter().map(run).collect();
 
     let (width, height) = blocks.ldi_size();

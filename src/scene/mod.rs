@@ -668,12 +668,12 @@ impl Scene {
             }
             Ok(objects)
         };
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
         let objects: Vec<Result<Vec<Object>, SceneError>> = {
             use rayon::prelude::*;
             entries.par_iter().map(make).collect()
         };
-        #[cfg(target_arch = "wasm32")]
+        #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
         let objects: Vec<Result<Vec<Object>, SceneError>> = entries.iter().map(make).collect();
         let mut scene = Scene::new();
         let mut taken = std::collections::HashSet::new();

@@ -11,7 +11,7 @@ pub mod pick;
 pub mod render;
 pub mod section;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use glam::{DMat4, Vec3};
@@ -22,7 +22,7 @@ use crate::ldi::{LdiView, Region, ViewDesc};
 use crate::mesh::{self, unit_factor, Format, Mesh, Units};
 use crate::raster::{rasterize, RasterObject};
 use crate::report::Report;
-use crate::scene::{conjugate, part_names, Scene, SceneFile, UnitSettings};
+use crate::scene::{conjugate, part_names, Object, Scene, SceneFile, UnitSettings};
 
 /// Most intersection segments kept per pair or per self-colliding object (for drawing).
 pub const MAX_SEGMENTS: usize = 200_000;
@@ -669,46 +669,82 @@ pub struct SegmentCache {
 
 impl SegmentCache {
     /// [`segments_with_progress`], taking what is remembered for unchanged objects;
-    /// forgets what the report no longer names.
+    /// forgets what the report no longer names. The segments not remembered are computed in
+    /// parallel where the build has threads (natively; the check worker's threaded wasm), a
+    /// chunk at a time so that `progress` still moves; in the report's order either way.
     pub fn segments(
         &mut self,
         scene: &Scene,
         report: &Report,
         progress: &mut dyn FnMut(usize, usize, &str),
     ) -> Segments {
-        let mut out = Segments::default();
+        /// Segments to compute: of a pair (by versions) or of one object.
+        enum Todo<'a> {
+            Pair((u64, u64), &'a Object, &'a Object),
+            Own(u64, &'a Object),
+        }
+        let pair_objects: Vec<Option<(&Object, &Object)>> = report
+            .pairs
+            .iter()
+            .map(|p| match (scene.find(&p.a), scene.find(&p.b)) {
+                (Some(a), Some(b)) => Some((&scene.objects[a], &scene.objects[b])),
+                _ => None,
+            })
+            .collect();
+        let own_objects: Vec<Option<&Object>> = report
+            .self_collisions
+            .iter()
+            .map(|s| scene.find(&s.object).map(|i| &scene.objects[i]))
+            .collect();
+        let mut todo = Vec::new();
+        let (mut queued_pairs, mut queued_selves) = (HashSet::new(), HashSet::new());
+        for &(a, b) in pair_objects.iter().flatten() {
+            let key = (a.version(), b.version());
+            if !self.pairs.contains_key(&key) && queued_pairs.insert(key) {
+                todo.push(Todo::Pair(key, a, b));
+            }
+        }
+        for &o in own_objects.iter().flatten() {
+            let key = o.version();
+            if !self.selves.contains_key(&key) && queued_selves.insert(key) {
+                todo.push(Todo::Own(key, o));
+            }
+        }
+
         let total = report.pairs.len() + report.self_collisions.len();
+        let mut done = total - todo.len();
         let mut pairs = HashMap::new();
         let mut selves = HashMap::new();
-        let mut done = 0;
-        for p in &report.pairs {
+        let chunk = 8 * crate::check::engine::cpu_threads();
+        for part in todo.chunks(chunk.max(1)) {
             progress(done, total, "segments");
-            done += 1;
-            let (Some(a), Some(b)) = (scene.find(&p.a), scene.find(&p.b)) else {
-                continue;
-            };
-            let (a, b) = (&scene.objects[a], &scene.objects[b]);
-            let key = (a.version(), b.version());
-            let seg =
-                self.pairs.get(&key).cloned().unwrap_or_else(|| {
-                    Arc::new(contact_segments(a.world(), b.world(), MAX_SEGMENTS))
-                });
-            out.pairs.extend_from_slice(&seg);
-            pairs.insert(key, seg);
+            let computed = crate::check::par_map(part, |t| match *t {
+                Todo::Pair(_, a, b) => contact_segments(a.world(), b.world(), MAX_SEGMENTS),
+                Todo::Own(_, o) => self_contact_segments(o.world(), MAX_SEGMENTS),
+            });
+            for (t, seg) in part.iter().zip(computed) {
+                match *t {
+                    Todo::Pair(key, ..) => pairs.insert(key, Arc::new(seg)),
+                    Todo::Own(key, _) => selves.insert(key, Arc::new(seg)),
+                };
+            }
+            done += part.len();
         }
-        for s in &report.self_collisions {
-            progress(done, total, "segments");
-            done += 1;
-            let Some(o) = scene.find(&s.object).map(|i| &scene.objects[i]) else {
-                continue;
-            };
-            let seg = self
-                .selves
-                .get(&o.version())
-                .cloned()
-                .unwrap_or_else(|| Arc::new(self_contact_segments(o.world(), MAX_SEGMENTS)));
-            out.selves.extend_from_slice(&seg);
-            selves.insert(o.version(), seg);
+
+        let mut out = Segments::default();
+        for &(a, b) in pair_objects.iter().flatten() {
+            let key = (a.version(), b.version());
+            if let Some(seg) = pairs.get(&key).or_else(|| self.pairs.get(&key)).cloned() {
+                out.pairs.extend_from_slice(&seg);
+                pairs.insert(key, seg);
+            }
+        }
+        for &o in own_objects.iter().flatten() {
+            let key = o.version();
+            if let Some(seg) = selves.get(&key).or_else(|| self.selves.get(&key)).cloned() {
+                out.selves.extend_from_slice(&seg);
+                selves.insert(key, seg);
+            }
         }
         progress(total, total, "segments");
         self.pairs = pairs;
@@ -860,8 +896,12 @@ mod tests {
         let mut cache = SegmentCache::default();
         let r = check(&s.scene, &CheckOptions::default()).unwrap();
         assert_eq!(r.pairs.len(), 2);
-        let first = cache.segments(&s.scene, &r, &mut |_, _, _| {});
+        let mut seen = Vec::new();
+        let first = cache.segments(&s.scene, &r, &mut |d, t, _| seen.push((d, t)));
         assert_eq!(first, segments_for(&s.scene, &r));
+        // Progress only moves forward and ends at the whole.
+        assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "{seen:?}");
+        assert_eq!(seen.last(), Some(&(2, 2)));
         let ab = cache.pairs.values().map(Arc::as_ptr).collect::<Vec<_>>();
         // Move d a little: c–d is recomputed, a–b comes from memory.
         s.translate(3, Vec3::new(0.1, 0.0, 0.0)).unwrap();

@@ -44,9 +44,17 @@ export const MIME = {
 };
 
 
+/** The two headers that make a page cross-origin isolated (README "Threads"): shared memory,
+ * so the check worker runs on several threads. */
+export const ISOLATION_HEADERS = {
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-embedder-policy": "require-corp",
+};
+
 export /** Serves `root` on 127.0.0.1:<free port>. With `failWasm`, every .wasm answers 404.
- * `mounts` maps URL prefixes (`/hall/`) to other folders. */
-async function serve(root, { failWasm = false, mounts = {} } = {}) {
+ * `mounts` maps URL prefixes (`/hall/`) to other folders. `headers` go with every answer
+ * (`ISOLATION_HEADERS`: a cross-origin isolated page). */
+async function serve(root, { failWasm = false, mounts = {}, headers = {} } = {}) {
   const server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
@@ -66,13 +74,14 @@ async function serve(root, { failWasm = false, mounts = {} } = {}) {
       if (!(await stat(file)).isFile()) throw Object.assign(new Error("dir"), { code: "ENOENT" });
       const body = await readFile(file);
       res.writeHead(200, {
+        ...headers,
         "content-type": MIME[path.extname(file)] ?? "application/octet-stream",
         "content-length": body.length,
         "cache-control": "no-store",
       });
       res.end(req.method === "HEAD" ? undefined : body);
     } catch (err) {
-      res.writeHead(err.code === "ENOENT" ? 404 : 500, { "content-type": "text/plain" });
+      res.writeHead(err.code === "ENOENT" ? 404 : 500, { ...headers, "content-type": "text/plain" });
       res.end(err.code === "ENOENT" ? "not found" : String(err));
     }
   });

@@ -425,7 +425,7 @@ const webgpuTests = [
       });
       if (r.auto.backend !== "cpu") throw new Error(`auto checked on ${r.auto.backend}`);
       if (r.choice.backend !== "cpu" || !r.choice.reason.includes("SwiftShader, a software renderer")) throw new Error(`choice: ${JSON.stringify(r.choice)}`);
-      if (r.line !== "Checks: CPU (wasm SIMD), in a worker (auto: faster than WebGPU on SwiftShader) · drawing: WebGPU") throw new Error(`backend line: "${r.line}"`);
+      if (r.line !== "Checks: CPU (wasm SIMD), in a worker, 1 thread (the page is not cross-origin isolated: no COOP/COEP headers; auto: faster than WebGPU on SwiftShader) · drawing: WebGPU") throw new Error(`backend line: "${r.line}"`);
       if (!r.note.includes("auto checks on the CPU worker, which is faster here")) throw new Error(`note: "${r.note}"`);
       if (r.gpu.backend !== "gpu" || r.gpuChoice.backend !== "webgpu") throw new Error(`backend=webgpu checked on ${r.gpu.backend}`);
       assertPairs(r.auto, "bunny_pair", "auto (CPU)");
@@ -997,7 +997,8 @@ const cpuTests = [
         // This browser really has no WebGPU adapter.
         if (r.adapter !== null) throw new Error("this Chromium has a WebGPU adapter: the test proves nothing");
         if (r.compute !== "cpu" || r.report.backend !== "cpu") throw new Error(`checks on ${r.compute}/${r.report.backend}`);
-        if (r.line !== "Checks: CPU (wasm SIMD), in a worker · drawing: WebGL2") throw new Error(`backend line: "${r.line}"`);
+        // Served without COOP/COEP: one thread, and why (tests/browser/threads.mjs has the rest).
+        if (r.line !== "Checks: CPU (wasm SIMD), in a worker, 1 thread (the page is not cross-origin isolated: no COOP/COEP headers) · drawing: WebGL2") throw new Error(`backend line: "${r.line}"`);
         if (!r.note.includes("WebGPU is not available")) throw new Error(`no fallback note: "${r.note}"`);
         assertPairs(r.report, scene, `${scene} on the CPU`);
         console.log(`       ${scene}: CPU checks, drawing on ${r.draw}`);
