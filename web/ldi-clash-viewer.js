@@ -1813,9 +1813,11 @@ export class LdiClashViewer extends HTMLElement {
   get checkBackend() {
     if (!this.viewer) return { backend: "cpu", reason: "not ready" };
     const gpu = this.viewer.compute_backend() === "webgpu";
-    const lost = this.viewer.gpu_lost?.();
     if (this._backend === "cpu") return { backend: "cpu", reason: "asked for (backend=cpu)" };
-    if (!gpu) return { backend: "cpu", reason: lost ? `the WebGPU device was lost (${lost})` : "WebGPU is not available here" };
+    if (!gpu) {
+      const lost = this.viewer.gpu_lost?.();
+      return { backend: "cpu", reason: lost ? `the WebGPU device was lost (${lost})` : "WebGPU is not available here" };
+    }
     if (this._backend === "webgpu") return { backend: "webgpu", reason: "asked for (backend=webgpu)" };
     const name = this._adapter?.name ?? "an unnamed adapter";
     if (this._adapter?.software && this.checker?.threaded) {
@@ -1849,7 +1851,7 @@ export class LdiClashViewer extends HTMLElement {
     const [names, matrices] = this.viewer.transforms();
     const gpu = this._useGpu();
     const text = [this._sceneGen, this._changes ?? 0, this._backend, gpu, gpu ? (this.viewer.gpu_lost() ?? "") : "", this._settings(), this.viewer.units().join(","), names.join("\u0000")].join("|");
-    return { text, matrices };
+    return { text, names, matrices };
   }
 
   static _sameState(a, b) {
@@ -1922,7 +1924,8 @@ export class LdiClashViewer extends HTMLElement {
         raw = { report: this.viewer.check_cpu(settings), pairs: null, selves: null };
         lap("page_check");
       } else {
-        const [names, matrices] = this.viewer.transforms();
+        // The placements were read for `state` a moment ago (no await since).
+        const [names, matrices] = state ? [state.names, state.matrices] : this.viewer.transforms();
         lap("page_transforms");
         const r = await this.checker.check(names, matrices, settings);
         if (gen !== this._sceneGen) return null;

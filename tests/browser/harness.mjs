@@ -93,3 +93,35 @@ async function serve(root, { failWasm = false, mounts = {}, headers = {} } = {})
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
 }
 
+/** Throws `what` unless `cond`. */
+export function check(cond, what) {
+  if (!cond) throw new Error(what);
+}
+
+/** Named test steps in order: `await t.step(name, f)` runs `f`, prints `ok NAME (s)` with the
+ * string `f` returns, or `FAIL NAME` with the error, and counts `t.passed` / `t.failed`;
+ * `t.finish()` prints "N passed, M failed" and exits non-zero on any failure. */
+export function steps() {
+  const t = {
+    passed: 0,
+    failed: 0,
+    async step(name, f) {
+      const t0 = Date.now();
+      try {
+        const note = await f();
+        t.passed++;
+        console.log(`ok   ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)${note ? `\n       ${note}` : ""}`);
+        return true;
+      } catch (err) {
+        t.failed++;
+        console.log(`FAIL ${name}\n       ${String(err?.stack ?? err).split("\n").join("\n       ")}`);
+        return false;
+      }
+    },
+    finish() {
+      console.log(`${t.passed} passed, ${t.failed} failed`);
+      process.exit(t.failed ? 1 : 0);
+    },
+  };
+  return t;
+}

@@ -30,7 +30,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
-import { BASE_ARGS, CHROMIUM, NO_WEBGPU_ARGS, WEBGPU_ARGS, serve } from "./harness.mjs";
+import { BASE_ARGS, CHROMIUM, NO_WEBGPU_ARGS, WEBGPU_ARGS, check, serve, steps } from "./harness.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { values: opts } = parseArgs({ options: { dist: { type: "string", default: path.join(ROOT, "dist") } } });
@@ -41,10 +41,6 @@ const GRIPPER = ["gripper_fmf", "gripper_guide"];
 if (!existsSync(path.join(DIST, "index.html"))) {
   console.error(`${DIST}/index.html is missing: run \`trunk build --release\` first`);
   process.exit(2);
-}
-
-function check(cond, what) {
-  if (!cond) throw new Error(what);
 }
 
 /** An ASCII STL of the box [lo, hi] (12 triangles, outward). */
@@ -81,21 +77,8 @@ async function main() {
   const tmp = mkdtempSync(path.join(os.tmpdir(), "ldiclash-look-"));
   const server = await serve(DIST, { mounts: { "/session/": path.join(tmp, "session") } });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...NO_WEBGPU_ARGS], timeout: TIMEOUT_MS });
-  let passed = 0;
-  let failed = 0;
-  const step = async (name, f) => {
-    const t0 = Date.now();
-    try {
-      const note = await f();
-      passed++;
-      console.log(`ok   ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)${note ? `\n       ${note}` : ""}`);
-      return true;
-    } catch (err) {
-      failed++;
-      console.log(`FAIL ${name}\n       ${String(err?.stack ?? err).split("\n").join("\n       ")}`);
-      return false;
-    }
-  };
+  const run = steps();
+  const step = run.step;
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const problems = [];
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
@@ -472,15 +455,14 @@ async function main() {
       }
     });
   } catch (err) {
-    failed++;
+    run.failed++;
     console.log(`FAIL ${err?.stack ?? err}`);
   } finally {
     await browser.close();
     await server.close();
     rmSync(tmp, { recursive: true, force: true });
   }
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  run.finish();
 }
 
 main();

@@ -34,7 +34,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
-import { BASE_ARGS, CHROMIUM, NO_WEBGPU_ARGS, serve } from "./harness.mjs";
+import { BASE_ARGS, CHROMIUM, NO_WEBGPU_ARGS, check, serve, steps } from "./harness.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { values: opts } = parseArgs({ options: { dist: { type: "string", default: path.join(ROOT, "dist") } } });
@@ -50,10 +50,6 @@ if (!existsSync(path.join(DIST, "index.html"))) {
 if (!existsSync(PYTHON)) {
   console.error(`${PYTHON} is missing: run \`scripts/setup.sh test python\` (the independent BCF reader)`);
   process.exit(2);
-}
-
-function check(cond, what) {
-  if (!cond) throw new Error(what);
 }
 
 /** The independent reader's view of a .bcfzip. */
@@ -72,21 +68,8 @@ async function main() {
   // The saved session is served next to the page (as a planner would put it on a share).
   const sessionServer = await serve(DIST, { mounts: { "/session/": path.join(tmp, "session") } });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...NO_WEBGPU_ARGS], timeout: TIMEOUT_MS });
-  let passed = 0;
-  let failed = 0;
-  const step = async (name, f) => {
-    const t0 = Date.now();
-    try {
-      const note = await f();
-      passed++;
-      console.log(`ok   ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)${note ? `\n       ${note}` : ""}`);
-      return true;
-    } catch (err) {
-      failed++;
-      console.log(`FAIL ${name}\n       ${String(err?.stack ?? err).split("\n").join("\n       ")}`);
-      return false;
-    }
-  };
+  const run = steps();
+  const step = run.step;
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
   const problems = [];
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
@@ -454,7 +437,7 @@ async function main() {
       });
     }
   } catch (err) {
-    failed++;
+    run.failed++;
     console.log(`FAIL ${err?.stack ?? err}`);
   } finally {
     await browser.close();
@@ -462,8 +445,7 @@ async function main() {
     await sessionServer.close();
     rmSync(tmp, { recursive: true, force: true });
   }
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  run.finish();
 }
 
 main();
