@@ -10,8 +10,9 @@
 //! Coplanar triangles are tested in 2D (edge crossings and containment). Distances within a
 //! tiny relative tolerance of zero count as touching (contact is a collision).
 //!
-//! Mesh–mesh: triangles outside the two meshes' common box are dropped, the rest are swept
-//! along x (sort and sweep on triangle boxes) and the candidates tested exactly.
+//! Mesh–mesh: triangles outside the two meshes' common box are dropped, the rest go into a
+//! uniform grid over that box (cells about a triangle box wide) and the triangle pairs whose
+//! boxes share a cell are tested exactly, each pair once.
 
 use glam::{DVec2, DVec3, Vec3};
 
@@ -336,60 +337,41 @@ fn mesh_contact_with(
     let Some(common) = ra.intersection(&rb) else {
         return out;
     };
-    let mut ta = boxes_in(a, &common);
-    let mut tb = boxes_in(b, &common);
-    // Sweep and prune along the common box's longest axis: boxes of A and B in order of their
-    // low end, each tested against the other mesh's boxes still open there (an active list,
-    // so one long thin triangle does not widen every window).
-    let size = common.max - common.min;
-    let axis = if size.x >= size.y && size.x >= size.z {
-        0
-    } else if size.y >= size.z {
-        1
-    } else {
-        2
-    };
-    ta.sort_by(|x, y| x.0.min[axis].total_cmp(&y.0.min[axis]));
-    tb.sort_by(|x, y| x.0.min[axis].total_cmp(&y.0.min[axis]));
+    let ta = boxes_in(a, &common);
+    let tb = boxes_in(b, &common);
+    // A uniform grid over the common box holds B's triangle boxes; each triangle of A visits
+    // the cells its box reaches, and a candidate is tested in one cell only: the one holding
+    // the lower corner of the two boxes' common part.
+    let grid = TriGrid::new(&common, &tb, ta.len() + tb.len());
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
-    let (mut open_a, mut open_b): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
-    let (mut i, mut j) = (0usize, 0usize);
-    while i < ta.len() || j < tb.len() {
-        let from_a = j >= tb.len() || (i < ta.len() && ta[i].0.min[axis] <= tb[j].0.min[axis]);
-        let (next, mine, theirs, open_theirs) = if from_a {
-            i += 1;
-            (&ta[i - 1], &mut open_a, &tb, &mut open_b)
-        } else {
-            j += 1;
-            (&tb[j - 1], &mut open_b, &ta, &mut open_a)
-        };
-        let at = next.0.min[axis];
-        open_theirs.retain(|&k| theirs[k].0.max[axis] >= at);
-        for &k in open_theirs.iter() {
-            let ((bxa, ia), (bxb, ib)) = if from_a {
-                (next, &theirs[k])
-            } else {
-                (&theirs[k], next)
-            };
-            if !bxa.overlaps(bxb) {
-                continue;
-            }
-            out.record(
-                tri_tri_intersection(
-                    a.corners(*ia).map(|v| v.as_dvec3()),
-                    b.corners(*ib).map(|v| v.as_dvec3()),
-                ),
-                (bxa, bxb),
-                &mut lo,
-                &mut hi,
-                sink,
-            );
-            if first_only && out.intersecting > 0 {
-                return finish(out, a, b, closed, lo, hi);
+    for (bxa, ia) in &ta {
+        let (c0, c1) = grid.range(bxa);
+        for z in c0[2]..=c1[2] {
+            for y in c0[1]..=c1[1] {
+                for x in c0[0]..=c1[0] {
+                    for &k in grid.cell([x, y, z]) {
+                        let (bxb, ib) = &tb[k as usize];
+                        if !bxa.overlaps(bxb) || grid.home(bxa, bxb) != [x, y, z] {
+                            continue;
+                        }
+                        out.record(
+                            tri_tri_intersection(
+                                a.corners(*ia).map(|v| v.as_dvec3()),
+                                b.corners(*ib).map(|v| v.as_dvec3()),
+                            ),
+                            (bxa, bxb),
+                            &mut lo,
+                            &mut hi,
+                            sink,
+                        );
+                        if first_only && out.intersecting > 0 {
+                            return finish(out, a, b, closed, lo, hi);
+                        }
+                    }
+                }
             }
         }
-        mine.push(if from_a { i - 1 } else { j - 1 });
     }
     finish(out, a, b, closed, lo, hi)
 }
@@ -422,37 +404,182 @@ pub fn mesh_self_contact(m: &Mesh) -> ExactContact {
 
 fn mesh_self_contact_with(m: &Mesh, sink: &mut dyn FnMut([DVec3; 2])) -> ExactContact {
     let mut out = ExactContact::default();
-    let mut boxes: Vec<(Region, usize)> = (0..m.triangles.len())
+    let boxes: Vec<(Region, usize)> = (0..m.triangles.len())
         .filter_map(|t| Region::around(m.corners(t)).map(|r| (r, t)))
         .collect();
-    boxes.sort_by(|x, y| x.0.min.x.total_cmp(&y.0.min.x));
+    let Some(all) = boxes.iter().map(|b| b.0).reduce(|r, b| r.union(&b)) else {
+        return out;
+    };
+    let grid = TriGrid::new(&all, &boxes, boxes.len());
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
     for (k, (bi, i)) in boxes.iter().enumerate() {
-        for (bj, j) in &boxes[k + 1..] {
-            if bj.min.x > bi.max.x {
-                break;
+        let (c0, c1) = grid.range(bi);
+        for z in c0[2]..=c1[2] {
+            for y in c0[1]..=c1[1] {
+                for x in c0[0]..=c1[0] {
+                    for &l in grid.cell([x, y, z]) {
+                        if l as usize <= k {
+                            continue;
+                        }
+                        let (bj, j) = &boxes[l as usize];
+                        let (ti, tj) = (m.triangles[*i], m.triangles[*j]);
+                        if !bi.overlaps(bj)
+                            || grid.home(bi, bj) != [x, y, z]
+                            || ti.iter().any(|v| tj.contains(v))
+                        {
+                            continue;
+                        }
+                        out.record(
+                            tri_tri_intersection(
+                                m.corners(*i).map(|v| v.as_dvec3()),
+                                m.corners(*j).map(|v| v.as_dvec3()),
+                            ),
+                            (bi, bj),
+                            &mut lo,
+                            &mut hi,
+                            sink,
+                        );
+                    }
+                }
             }
-            let (ti, tj) = (m.triangles[*i], m.triangles[*j]);
-            if !bi.overlaps(bj) || ti.iter().any(|v| tj.contains(v)) {
-                continue;
-            }
-            out.record(
-                tri_tri_intersection(
-                    m.corners(*i).map(|v| v.as_dvec3()),
-                    m.corners(*j).map(|v| v.as_dvec3()),
-                ),
-                (bi, bj),
-                &mut lo,
-                &mut hi,
-                sink,
-            );
         }
     }
     if out.intersecting > 0 {
         out.bbox = Some(Region::new(lo, hi));
     }
     out
+}
+
+/// A uniform grid of triangle boxes over a region (the exact tests' broad phase): cubic cells
+/// of about the mean triangle box's longest side, at most four per box, each listing the
+/// boxes (by index) that reach it.
+struct TriGrid {
+    /// The region's lower corner.
+    min: Vec3,
+    /// Cells per world unit (0 along an axis of one cell).
+    inv: Vec3,
+    /// Cells along x, y and z.
+    dims: [u32; 3],
+    /// `cells + 1` offsets into `items`.
+    start: Vec<u32>,
+    /// Box indices, cell after cell, ascending within a cell.
+    items: Vec<u32>,
+}
+
+impl TriGrid {
+    /// The grid over `region` holding `boxes`; `count` (the boxes that will be tested against
+    /// it and held by it) bounds the number of cells.
+    fn new(region: &Region, boxes: &[(Region, usize)], count: usize) -> Self {
+        let size = region.max - region.min;
+        let mean = if boxes.is_empty() {
+            0.0
+        } else {
+            boxes
+                .iter()
+                .map(|(b, _)| (b.max.min(region.max) - b.min.max(region.min)).max_element())
+                .sum::<f32>()
+                / boxes.len() as f32
+        };
+        let budget = (4 * count).clamp(1, 1 << 22) as f32;
+        let mut side = mean.max(size.max_element() / 1024.0);
+        let dims_for = |side: f32| {
+            if side > 0.0 && side.is_finite() {
+                size.to_array()
+                    .map(|e| ((e / side).ceil() as u32).clamp(1, 1024))
+            } else {
+                [1, 1, 1]
+            }
+        };
+        let mut dims = dims_for(side);
+        while dims.iter().map(|&d| d as f32).product::<f32>() > budget {
+            side *= 1.25;
+            dims = dims_for(side);
+        }
+        let inv = Vec3::from_array(std::array::from_fn(|k| {
+            if dims[k] > 1 {
+                dims[k] as f32 / size[k]
+            } else {
+                0.0
+            }
+        }));
+        let mut grid = TriGrid {
+            min: region.min,
+            inv,
+            dims,
+            start: Vec::new(),
+            items: Vec::new(),
+        };
+        let cells = (dims[0] * dims[1] * dims[2]) as usize;
+        let mut count = vec![0u32; cells + 1];
+        for (b, _) in boxes {
+            grid.for_cells(b, |c| count[c] += 1);
+        }
+        let mut acc = 0;
+        for c in count.iter_mut() {
+            let n = *c;
+            *c = acc;
+            acc += n;
+        }
+        let mut fill = count.clone();
+        let mut items = vec![0u32; acc as usize];
+        for (k, (b, _)) in boxes.iter().enumerate() {
+            grid.for_cells(b, |c| {
+                items[fill[c] as usize] = k as u32;
+                fill[c] += 1;
+            });
+        }
+        grid.start = count;
+        grid.items = items;
+        grid
+    }
+
+    /// The cell of a point along axis `k` (clamped to the grid).
+    fn index(&self, p: f32, k: usize) -> u32 {
+        // Truncation is floor for the positive values that matter (and no libm call).
+        let i = (p - self.min[k]) * self.inv[k];
+        if i > 0.0 {
+            (i as u32).min(self.dims[k] - 1)
+        } else {
+            0
+        }
+    }
+
+    /// The first and last cells a box reaches.
+    fn range(&self, b: &Region) -> ([u32; 3], [u32; 3]) {
+        (
+            std::array::from_fn(|k| self.index(b.min[k], k)),
+            std::array::from_fn(|k| self.index(b.max[k], k)),
+        )
+    }
+
+    /// The one cell where two overlapping boxes are tested: the cell of their common part's
+    /// lower corner (both boxes reach it).
+    fn home(&self, a: &Region, b: &Region) -> [u32; 3] {
+        let m = a.min.max(b.min);
+        std::array::from_fn(|k| self.index(m[k], k))
+    }
+
+    fn flat(&self, c: [u32; 3]) -> usize {
+        ((c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]) as usize
+    }
+
+    fn for_cells(&self, b: &Region, mut f: impl FnMut(usize)) {
+        let (c0, c1) = self.range(b);
+        for z in c0[2]..=c1[2] {
+            for y in c0[1]..=c1[1] {
+                for x in c0[0]..=c1[0] {
+                    f(self.flat([x, y, z]));
+                }
+            }
+        }
+    }
+
+    /// The boxes that reach a cell.
+    fn cell(&self, c: [u32; 3]) -> &[u32] {
+        let f = self.flat(c);
+        &self.items[self.start[f] as usize..self.start[f + 1] as usize]
+    }
 }
 
 /// Whether `p` is inside the closed mesh `m` (ray parity along a fixed oblique direction).
@@ -552,5 +679,94 @@ mod tests {
             hits += u32::from(x);
         }
         assert!(hits > 100 && hits < 1900, "{hits}");
+    }
+
+    /// A seeded soup of `n` triangles in the box `lo..hi`, sizes from tiny to half the box
+    /// (flat in z if asked).
+    fn soup(seed: u64, n: usize, lo: Vec3, hi: Vec3, flat: bool) -> Mesh {
+        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut r = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f32 / (1u64 << 53) as f32
+        };
+        let mut positions = Vec::new();
+        for k in 0..n {
+            let c = lo + (hi - lo) * Vec3::new(r(), r(), r());
+            let size = (hi - lo).max_element() * [0.001, 0.05, 0.5][k % 3];
+            for _ in 0..3 {
+                let d = Vec3::new(r() - 0.5, r() - 0.5, if flat { 0.0 } else { r() - 0.5 });
+                positions.push(c + d * size);
+            }
+        }
+        let triangles = (0..n as u32)
+            .map(|k| [3 * k, 3 * k + 1, 3 * k + 2])
+            .collect();
+        Mesh::new(positions, triangles)
+    }
+
+    #[test]
+    fn the_grid_tests_every_overlapping_pair_once() {
+        for seed in 0..12 {
+            let flat = seed % 3 == 0;
+            // Flat: A is a thin layer, so the common box is thin in z.
+            let a_hi = if flat {
+                Vec3::new(1.0, 1.0, 0.501)
+            } else {
+                Vec3::splat(1.0)
+            };
+            let a = soup(seed, 300, Vec3::new(0.0, 0.0, 0.5), a_hi, flat);
+            let b = soup(
+                seed + 100,
+                200,
+                Vec3::splat(0.4),
+                Vec3::new(1.6, 1.3, 1.0),
+                false,
+            );
+            // Brute force over all triangle pairs whose boxes overlap.
+            let (mut tested, mut hits, mut length) = (0u64, 0u64, 0.0);
+            for i in 0..a.triangles.len() {
+                for j in 0..b.triangles.len() {
+                    let (ba, bb) = (
+                        Region::around(a.corners(i)).unwrap(),
+                        Region::around(b.corners(j)).unwrap(),
+                    );
+                    if !ba.overlaps(&bb) {
+                        continue;
+                    }
+                    tested += 1;
+                    let r = tri_tri_intersection(
+                        a.corners(i).map(|v| v.as_dvec3()),
+                        b.corners(j).map(|v| v.as_dvec3()),
+                    );
+                    if let TriTri::Segment([p, q]) = r {
+                        length += p.distance(q);
+                    }
+                    hits += u64::from(r.intersects());
+                }
+            }
+            let got = mesh_contact(&a, &b, (false, false), false);
+            assert_eq!(
+                (got.tested, got.intersecting),
+                (tested, hits),
+                "seed {seed}"
+            );
+            assert!((got.segment_length - length).abs() <= 1e-9 * length.max(1.0));
+            assert!(hits > 0, "seed {seed}: the soups should cross");
+
+            let mut self_tested = 0u64;
+            for i in 0..a.triangles.len() {
+                for j in i + 1..a.triangles.len() {
+                    if Region::around(a.corners(i))
+                        .unwrap()
+                        .overlaps(&Region::around(a.corners(j)).unwrap())
+                    {
+                        self_tested += 1;
+                    }
+                }
+            }
+            assert_eq!(mesh_self_contact(&a).tested, self_tested, "seed {seed}");
+        }
     }
 }
