@@ -18,7 +18,6 @@ pub mod deform;
 pub mod gpu;
 pub mod ldi;
 pub mod mesh;
-pub mod par;
 pub mod raster;
 pub mod report;
 pub mod review;

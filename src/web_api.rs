@@ -235,8 +235,9 @@ impl CheckWorker {
         settings: &str,
         progress: Option<js_sys::Function>,
     ) -> Result<String, JsError> {
-        let settings = CheckSettings::from_json(settings).map_err(|e| JsError::new(&e))?;
-        let opts = settings.options().map_err(|e| JsError::new(&e))?;
+        let opts = CheckSettings::from_json(settings)
+            .and_then(|s| s.options())
+            .map_err(|e| JsError::new(&e))?;
         let mut p = JsProgress::new(progress);
         // A Checker remembers coarse maps and answers per object version: after a move only
         // what involves the moved part is checked again (new settings start afresh).
@@ -244,26 +245,18 @@ impl CheckWorker {
             Some(c) if *c.options() == opts => c,
             slot => slot.insert(crate::check::Checker::new(opts)),
         };
-        // A small scene runs on this thread alone: on a pool of Web Workers its handovers
-        // cost more than they save (crate::par::SMALL_CHECK_TRIANGLES).
-        let scene = &self.session.scene;
-        let small = scene.triangle_count()
-            < settings
-                .one_thread_below
-                .unwrap_or(crate::par::SMALL_CHECK_TRIANGLES);
-        let (segment_cache, units) = (&mut self.segment_cache, self.session.units());
-        let (report, segments, [t, ts, te]) = crate::par::on_one_thread(small, || {
-            let mut report = checker
-                .check_with_progress(scene, &mut |d, t, w| p.report(d, t, w))
-                .map_err(js_err)?;
-            let t = crate::clock::now_ms();
-            annotate_report(scene, &units, &mut report);
-            let ts = crate::clock::now_ms();
-            let segments = segment_cache.segments(scene, &report, &mut |d, t, w| p.report(d, t, w));
-            Ok::<_, JsError>((report, segments, [t, ts, crate::clock::now_ms()]))
-        })?;
-        let mut report = report;
-        self.segments = segments;
+        let mut report = checker
+            .check_with_progress(&self.session.scene, &mut |d, t, w| p.report(d, t, w))
+            .map_err(js_err)?;
+        let t = crate::clock::now_ms();
+        annotate_report(&self.session.scene, &self.session.units(), &mut report);
+        let ts = crate::clock::now_ms();
+        self.segments =
+            self.segment_cache
+                .segments(&self.session.scene, &report, &mut |d, t, w| {
+                    p.report(d, t, w)
+                });
+        let te = crate::clock::now_ms();
         // The page's phases around the engine's (issue 15): naming the parts, and the exact
         // intersection segments drawn as red edges.
         report.timings_ms.insert("annotate".into(), ts - t);

@@ -120,36 +120,6 @@ fn shared_scenes_give_the_whole_region_reports_in_every_mode() {
     }
 }
 
-/// A check kept on one thread (what the page's threaded worker does with small scenes,
-/// `ldiclash::par::on_one_thread`) reports the same as one over the pool, says so in
-/// `threads`, and leaves later checks on the pool.
-#[test]
-fn a_check_on_one_thread_equals_one_over_the_pool() {
-    let pool = ldiclash::par::cpu_threads();
-    for dir in ["gripper_parts", "kuka_folded"] {
-        let scene = common::load_scene(dir);
-        let opts = CheckOptions::default();
-        let over_pool = check(&scene, &opts).unwrap();
-        let one = ldiclash::par::on_one_thread(true, || check(&scene, &opts).unwrap());
-        assert_eq!(over_pool.threads, Some(pool), "{dir}");
-        assert_eq!(one.threads, Some(1), "{dir}");
-        assert_eq!(names(&one), names(&over_pool), "{dir}");
-        for (p, q) in one.pairs.iter().zip(&over_pool.pairs) {
-            assert_eq!(
-                (p.pixels, p.depth, p.volume),
-                (q.pixels, q.depth, q.volume),
-                "{dir}"
-            );
-        }
-        assert_eq!(one.self_collisions, over_pool.self_collisions, "{dir}");
-        assert_eq!(
-            ldiclash::par::cpu_threads(),
-            pool,
-            "{dir}: the pool is back"
-        );
-    }
-}
-
 #[test]
 fn small_halls_of_both_cells_give_the_whole_region_reports() {
     let data = common::data("");

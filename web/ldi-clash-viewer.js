@@ -54,7 +54,7 @@
 //             all bubble and are composed (a page's `error` listener on window sees the
 //             widget's CustomEvents too: only an ErrorEvent is an uncaught exception).
 // Test hooks: _testHooks (loseGpuDevice, killCheckWorker, exhaustWorkerMemory(inThread),
-//             setMemoryBudget, setOneThreadBelow, workerRestarts), for tests/browser/viewer.mjs and threads.mjs only.
+//             setMemoryBudget, workerRestarts), for tests/browser/viewer.mjs and threads.mjs only.
 //
 // The work happens in Rust (wasm): drawing with wgpu on WebGPU or WebGL2, picking, camera,
 // checks on WebGPU or, on the CPU, in a Web Worker (clash-worker.js next to this file; on
@@ -777,11 +777,6 @@ export class LdiClashViewer extends HTMLElement {
       // scene takes the over-the-limit path.
       setMemoryBudget: (bytes) => {
         this._budget = bytes ?? null;
-      },
-      // Scenes under this many triangles are checked on one of the worker's threads (null:
-      // the worker's default, 100 000); 0 runs every check over the pool.
-      setOneThreadBelow: (triangles) => {
-        this._oneThreadBelow = triangles ?? null;
       },
     };
   }
@@ -1799,7 +1794,6 @@ export class LdiClashViewer extends HTMLElement {
       epsilon: eps === "" ? null : Number(eps),
       self_check: this._field("self").checked,
       clearance: this._clearance(),
-      ...(this._oneThreadBelow != null ? { one_thread_below: this._oneThreadBelow } : {}),
     });
   }
 

@@ -49,11 +49,9 @@ impl Engine for CpuEngine {
         jobs: &[RegionJob],
     ) -> Result<Vec<RegionAnswer>, CheckError> {
         #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
-        if cpu_threads() > 1 {
+        {
             use rayon::prelude::*;
             jobs.par_iter().map(|j| run_cpu(j, scene, opts)).collect()
-        } else {
-            jobs.iter().map(|j| run_cpu(j, scene, opts)).collect()
         }
         #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
         {
@@ -62,7 +60,19 @@ impl Engine for CpuEngine {
     }
 }
 
-pub use crate::par::{cpu_threads, on_one_thread, SMALL_CHECK_TRIANGLES};
+/// Threads [`CpuEngine`] runs jobs on: rayon's pool natively and in the `threads` wasm build
+/// (the pool of Web Workers `web_threads` started, or 1 where none was), 1 in the
+/// plain wasm build.
+pub fn cpu_threads() -> usize {
+    #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
+    {
+        1
+    }
+}
 
 /// The GPU pipeline on an open context.
 #[cfg(feature = "gpu")]

@@ -430,11 +430,9 @@ fn exact_pairs(
         )
     };
     #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
-    let results: Vec<_> = if cpu_threads() > 1 {
+    let results: Vec<_> = {
         use rayon::prelude::*;
         candidates.par_iter().map(test).collect()
-    } else {
-        candidates.iter().map(test).collect()
     };
     #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
     let results: Vec<_> = candidates.iter().map(test).collect();
@@ -785,14 +783,12 @@ fn base_key(o: &Object, solid: bool) -> super::incremental::BaseKey {
 }
 
 /// `items.map(f)` in parallel natively and with `threads` (results in order), in turn in the
-/// plain wasm build and on one thread ([`super::engine::on_one_thread`]).
+/// plain wasm build.
 pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
     #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
-    if cpu_threads() > 1 {
+    {
         use rayon::prelude::*;
         items.par_iter().map(f).collect()
-    } else {
-        items.iter().map(f).collect()
     }
     #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
     {

@@ -18,12 +18,10 @@ where
         .map(|s| s..(s + BAND).min(pixels))
         .collect();
     #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
-    if crate::par::cpu_threads() > 1 {
+    {
         use rayon::prelude::*;
         let parts: Vec<T> = bands.into_par_iter().map(map).collect();
         parts.into_iter().reduce(merge)
-    } else {
-        bands.into_iter().map(map).reduce(merge)
     }
     #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
     {

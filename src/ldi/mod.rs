@@ -179,7 +179,7 @@ impl Ldi {
 /// Sorts each pixel's run; insertion sort for short runs, `sort_unstable_by_key` otherwise.
 pub(crate) fn sort_pixels(offsets: &[u32], fragments: &mut [Fragment]) {
     #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
-    if crate::par::cpu_threads() > 1 {
+    {
         use rayon::prelude::*;
         // Split the fragment array into per-row-band slices so bands sort in parallel.
         let pixels = offsets.len().saturating_sub(1);
@@ -203,10 +203,12 @@ pub(crate) fn sort_pixels(offsets: &[u32], fragments: &mut [Fragment]) {
                 sort_run(&mut frags[lo..hi]);
             }
         });
-        return;
     }
-    for w in offsets.windows(2) {
-        sort_run(&mut fragments[w[0] as usize..w[1] as usize]);
+    #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
+    {
+        for w in offsets.windows(2) {
+            sort_run(&mut fragments[w[0] as usize..w[1] as usize]);
+        }
     }
 }
 

@@ -278,13 +278,12 @@ pub fn rasterize_clipped(
         (out, edge_on, kept)
     };
     #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
-    let parts: Vec<(Vec<RawFragment>, usize, usize)> =
-        if items.len() > 1 && crate::par::cpu_threads() > 1 {
-            use rayon::prelude::*;
-            items.par_iter().map(run).collect()
-        } else {
-            items.iter().map(run).collect()
-        };
+    let parts: Vec<(Vec<RawFragment>, usize, usize)> = if items.len() > 1 {
+        use rayon::prelude::*;
+        items.par_iter().map(run).collect()
+    } else {
+        items.iter().map(run).collect()
+    };
     #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
     let parts: Vec<(Vec<RawFragment>, usize, usize)> = items.iter().map(run).collect();
 

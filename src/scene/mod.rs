@@ -669,11 +669,9 @@ impl Scene {
             Ok(objects)
         };
         #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
-        let objects: Vec<Result<Vec<Object>, SceneError>> = if crate::par::cpu_threads() > 1 {
+        let objects: Vec<Result<Vec<Object>, SceneError>> = {
             use rayon::prelude::*;
             entries.par_iter().map(make).collect()
-        } else {
-            entries.iter().map(make).collect()
         };
         #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
         let objects: Vec<Result<Vec<Object>, SceneError>> = entries.iter().map(make).collect();

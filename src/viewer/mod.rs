@@ -481,10 +481,6 @@ pub struct CheckSettings {
     /// Clearance test (scene units): pairs apart but closer than this are reported as
     /// `clearance` pairs with their exact distance; `None`: no clearance test.
     pub clearance: Option<f64>,
-    /// Scenes with fewer triangles are checked on one thread where the check has a pool
-    /// (the threaded worker); `None`: [`crate::par::SMALL_CHECK_TRIANGLES`]. The answers do
-    /// not depend on it (the browser tests set 0 to run small scenes over the pool).
-    pub one_thread_below: Option<usize>,
 }
 
 impl Default for CheckSettings {
@@ -496,7 +492,6 @@ impl Default for CheckSettings {
             axes: "auto".into(),
             self_check: true,
             clearance: None,
-            one_thread_below: None,
         }
     }
 }
