@@ -352,7 +352,7 @@ fn mesh_contact_with(
                 for x in c0[0]..=c1[0] {
                     for &k in grid.cell([x, y, z]) {
                         let (bxb, ib) = &tb[k as usize];
-                        if !bxa.overlaps(bxb) || grid.home(bxa, bxb) != [x, y, z] {
+                        if !grid.home(c0, k, [x, y, z]) || !bxa.overlaps(bxb) {
                             continue;
                         }
                         out.record(
@@ -419,15 +419,12 @@ fn mesh_self_contact_with(m: &Mesh, sink: &mut dyn FnMut([DVec3; 2])) -> ExactCo
             for y in c0[1]..=c1[1] {
                 for x in c0[0]..=c1[0] {
                     for &l in grid.cell([x, y, z]) {
-                        if l as usize <= k {
+                        if l as usize <= k || !grid.home(c0, l, [x, y, z]) {
                             continue;
                         }
                         let (bj, j) = &boxes[l as usize];
                         let (ti, tj) = (m.triangles[*i], m.triangles[*j]);
-                        if !bi.overlaps(bj)
-                            || grid.home(bi, bj) != [x, y, z]
-                            || ti.iter().any(|v| tj.contains(v))
-                        {
+                        if !bi.overlaps(bj) || ti.iter().any(|v| tj.contains(v)) {
                             continue;
                         }
                         out.record(
@@ -465,6 +462,8 @@ struct TriGrid {
     start: Vec<u32>,
     /// Box indices, cell after cell, ascending within a cell.
     items: Vec<u32>,
+    /// Each held box's first cell (that of its lower corner).
+    first: Vec<[u32; 3]>,
 }
 
 impl TriGrid {
@@ -509,6 +508,7 @@ impl TriGrid {
             dims,
             start: Vec::new(),
             items: Vec::new(),
+            first: Vec::new(),
         };
         let cells = (dims[0] * dims[1] * dims[2]) as usize;
         let mut count = vec![0u32; cells + 1];
@@ -531,6 +531,7 @@ impl TriGrid {
         }
         grid.start = count;
         grid.items = items;
+        grid.first = boxes.iter().map(|(b, _)| grid.range(b).0).collect();
         grid
     }
 
@@ -553,11 +554,12 @@ impl TriGrid {
         )
     }
 
-    /// The one cell where two overlapping boxes are tested: the cell of their common part's
-    /// lower corner (both boxes reach it).
-    fn home(&self, a: &Region, b: &Region) -> [u32; 3] {
-        let m = a.min.max(b.min);
-        std::array::from_fn(|k| self.index(m[k], k))
+    /// Whether `cell` is the one where a box whose first cell is `first` and held box `k` are
+    /// tested: the cell of their common part's lower corner (both boxes reach it, and the
+    /// cell index is monotonic, so it is the larger of the two first cells on every axis).
+    fn home(&self, first: [u32; 3], k: u32, cell: [u32; 3]) -> bool {
+        let f = self.first[k as usize];
+        (0..3).all(|i| first[i].max(f[i]) == cell[i])
     }
 
     fn flat(&self, c: [u32; 3]) -> usize {
