@@ -14,6 +14,8 @@
 //! uniform grid over that box (cells about a triangle box wide) and the triangle pairs whose
 //! boxes share a cell are tested exactly, each pair once.
 
+use std::ops::ControlFlow;
+
 use glam::{DVec2, DVec3, Vec3};
 
 use crate::ldi::Region;
@@ -346,31 +348,26 @@ fn mesh_contact_with(
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
     for (bxa, ia) in &ta {
-        let (c0, c1) = grid.range(bxa);
-        for z in c0[2]..=c1[2] {
-            for y in c0[1]..=c1[1] {
-                for x in c0[0]..=c1[0] {
-                    for &k in grid.cell([x, y, z]) {
-                        let (bxb, ib) = &tb[k as usize];
-                        if !grid.home(c0, k, [x, y, z]) || !bxa.overlaps(bxb) {
-                            continue;
-                        }
-                        out.record(
-                            tri_tri_intersection(
-                                a.corners(*ia).map(|v| v.as_dvec3()),
-                                b.corners(*ib).map(|v| v.as_dvec3()),
-                            ),
-                            (bxa, bxb),
-                            &mut lo,
-                            &mut hi,
-                            sink,
-                        );
-                        if first_only && out.intersecting > 0 {
-                            return finish(out, a, b, closed, lo, hi);
-                        }
-                    }
-                }
+        let found = grid.overlapping(bxa, 0, |k| {
+            let (bxb, ib) = &tb[k];
+            out.record(
+                tri_tri_intersection(
+                    a.corners(*ia).map(|v| v.as_dvec3()),
+                    b.corners(*ib).map(|v| v.as_dvec3()),
+                ),
+                (bxa, bxb),
+                &mut lo,
+                &mut hi,
+                sink,
+            );
+            if first_only && out.intersecting > 0 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
             }
+        });
+        if found.is_break() {
+            break;
         }
     }
     finish(out, a, b, closed, lo, hi)
@@ -414,33 +411,24 @@ fn mesh_self_contact_with(m: &Mesh, sink: &mut dyn FnMut([DVec3; 2])) -> ExactCo
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
     for (k, (bi, i)) in boxes.iter().enumerate() {
-        let (c0, c1) = grid.range(bi);
-        for z in c0[2]..=c1[2] {
-            for y in c0[1]..=c1[1] {
-                for x in c0[0]..=c1[0] {
-                    for &l in grid.cell([x, y, z]) {
-                        if l as usize <= k || !grid.home(c0, l, [x, y, z]) {
-                            continue;
-                        }
-                        let (bj, j) = &boxes[l as usize];
-                        let (ti, tj) = (m.triangles[*i], m.triangles[*j]);
-                        if !bi.overlaps(bj) || ti.iter().any(|v| tj.contains(v)) {
-                            continue;
-                        }
-                        out.record(
-                            tri_tri_intersection(
-                                m.corners(*i).map(|v| v.as_dvec3()),
-                                m.corners(*j).map(|v| v.as_dvec3()),
-                            ),
-                            (bi, bj),
-                            &mut lo,
-                            &mut hi,
-                            sink,
-                        );
-                    }
-                }
+        // Each unordered pair once (l > k), neighbours sharing a vertex skipped.
+        let _ = grid.overlapping(bi, k + 1, |l| {
+            let (bj, j) = &boxes[l];
+            let (ti, tj) = (m.triangles[*i], m.triangles[*j]);
+            if !ti.iter().any(|v| tj.contains(v)) {
+                out.record(
+                    tri_tri_intersection(
+                        m.corners(*i).map(|v| v.as_dvec3()),
+                        m.corners(*j).map(|v| v.as_dvec3()),
+                    ),
+                    (bi, bj),
+                    &mut lo,
+                    &mut hi,
+                    sink,
+                );
             }
-        }
+            ControlFlow::Continue(())
+        });
     }
     if out.intersecting > 0 {
         out.bbox = Some(Region::new(lo, hi));
@@ -462,6 +450,8 @@ struct TriGrid {
     start: Vec<u32>,
     /// Box indices, cell after cell, ascending within a cell.
     items: Vec<u32>,
+    /// The held boxes.
+    held: Vec<Region>,
     /// Each held box's first cell (that of its lower corner).
     first: Vec<[u32; 3]>,
 }
@@ -508,6 +498,7 @@ impl TriGrid {
             dims,
             start: Vec::new(),
             items: Vec::new(),
+            held: Vec::new(),
             first: Vec::new(),
         };
         let cells = (dims[0] * dims[1] * dims[2]) as usize;
@@ -531,6 +522,7 @@ impl TriGrid {
         }
         grid.start = count;
         grid.items = items;
+        grid.held = boxes.iter().map(|(b, _)| *b).collect();
         grid.first = boxes.iter().map(|(b, _)| grid.range(b).0).collect();
         grid
     }
@@ -566,21 +558,50 @@ impl TriGrid {
         ((c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]) as usize
     }
 
-    fn for_cells(&self, b: &Region, mut f: impl FnMut(usize)) {
+    /// Calls `f` with every cell a box reaches (and its flat index), until `f` breaks.
+    fn cells(
+        &self,
+        b: &Region,
+        mut f: impl FnMut([u32; 3], usize) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let (c0, c1) = self.range(b);
         for z in c0[2]..=c1[2] {
             for y in c0[1]..=c1[1] {
                 for x in c0[0]..=c1[0] {
-                    f(self.flat([x, y, z]));
+                    f([x, y, z], self.flat([x, y, z]))?;
                 }
             }
         }
+        ControlFlow::Continue(())
     }
 
-    /// The boxes that reach a cell.
-    fn cell(&self, c: [u32; 3]) -> &[u32] {
-        let f = self.flat(c);
-        &self.items[self.start[f] as usize..self.start[f + 1] as usize]
+    fn for_cells(&self, b: &Region, mut f: impl FnMut(usize)) {
+        let _ = self.cells(b, |_, flat| {
+            f(flat);
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// Calls `f` with the index of every held box from `from` on that overlaps `b`, each once
+    /// (in the cell [`Self::home`] names), until `f` breaks.
+    fn overlapping(
+        &self,
+        b: &Region,
+        from: usize,
+        mut f: impl FnMut(usize) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let first = self.range(b).0;
+        self.cells(b, |c, flat| {
+            for &k in &self.items[self.start[flat] as usize..self.start[flat + 1] as usize] {
+                if k as usize >= from
+                    && self.home(first, k, c)
+                    && b.overlaps(&self.held[k as usize])
+                {
+                    f(k as usize)?;
+                }
+            }
+            ControlFlow::Continue(())
+        })
     }
 }
 
