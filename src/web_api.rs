@@ -1521,17 +1521,20 @@ fn parse_settings(settings: &str) -> Result<CheckOptions, JsError> {
 pub fn review_report(report: &str, baseline: &str, rules: &str) -> Result<String, JsError> {
     let mut report: Report = serde_json::from_str(report)
         .map_err(|e| JsError::new(&format!("review: the report: {e}")))?;
-    let baseline: Vec<crate::review::ClashState> = if baseline.trim().is_empty() {
-        Vec::new()
-    } else {
-        serde_json::from_str(baseline)
-            .map_err(|e| JsError::new(&format!("review: the clash states: {e}")))?
-    };
+    let baseline = parse_states(baseline)?;
     let rules = parse_rules(rules, "review")?;
     crate::review::apply_rules(&mut report, &rules);
     let source = (!baseline.is_empty()).then(|| "the page's review".to_string());
     crate::review::apply_baseline(&mut report, &baseline, source);
     to_json(&report)
+}
+
+/// Clash states (a JSON array; blank: none) as the page sends them.
+fn parse_states(json: &str) -> Result<Vec<crate::review::ClashState>, JsError> {
+    if json.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    serde_json::from_str(json).map_err(|e| JsError::new(&format!("review: the clash states: {e}")))
 }
 
 fn parse_rules(rules: &str, what: &str) -> Result<crate::review::Rules, JsError> {
@@ -1569,14 +1572,7 @@ pub fn review_again(
 ) -> Result<String, JsError> {
     let mut report: Report = serde_json::from_str(report)
         .map_err(|e| JsError::new(&format!("review: the report: {e}")))?;
-    let states = |json: &str| -> Result<Vec<crate::review::ClashState>, JsError> {
-        if json.trim().is_empty() {
-            return Ok(Vec::new());
-        }
-        serde_json::from_str(json)
-            .map_err(|e| JsError::new(&format!("review: the clash states: {e}")))
-    };
-    let (earlier, current) = (states(earlier)?, states(current)?);
+    let (earlier, current) = (parse_states(earlier)?, parse_states(current)?);
     let rules = parse_rules(rules, "review")?;
     // As the first review of this check said it.
     let source = (!earlier.is_empty()).then(|| "the page's review".to_string());

@@ -362,17 +362,17 @@ fn a_section_plane_cuts_away_one_side_and_keeps_the_edges() {
         .map(|c| (c * 255.0).round() as u8);
     let is_bg = |p: [u8; 4]| (0..3).all(|k| p[k].abs_diff(bg[k]) <= 2);
     assert!(!is_bg(whole.pixel(on_a)) && !is_bg(whole.pixel(on_b)));
-    // Cut away x > 0.3: all of b and most of a go; the intersection edges (x 0.6..1) stay.
-    let plane = Section::new("x", 0.3, false).unwrap().shader_plane();
-    let (cut, _) = draw(
-        &s,
-        &cam,
-        &Display {
-            clip: plane,
+    // The picture with the section at x = 0.3, cutting away x > 0.3 (or, flipped, x < 0.3).
+    let section = |flip: bool| {
+        let clip = Section::new("x", 0.3, flip).unwrap().shader_plane();
+        let display = Display {
+            clip,
             ..Display::default()
-        },
-    )
-    .unwrap();
+        };
+        draw(&s, &cam, &display).unwrap().0
+    };
+    // Cut away x > 0.3: all of b and most of a go; the intersection edges (x 0.6..1) stay.
+    let cut = section(false);
     assert_eq!(
         cut.pixel(on_a),
         whole.pixel(on_a),
@@ -387,16 +387,7 @@ fn a_section_plane_cuts_away_one_side_and_keeps_the_edges() {
     assert!(c * 2 < w, "drawn pixels {c} with the section, {w} without");
     assert!(cut.red_count() > 40, "{} red edge pixels", cut.red_count());
     // Flipped: the other side is cut, b is drawn again and a's left part is gone.
-    let plane = Section::new("x", 0.3, true).unwrap().shader_plane();
-    let (flipped, _) = draw(
-        &s,
-        &cam,
-        &Display {
-            clip: plane,
-            ..Display::default()
-        },
-    )
-    .unwrap();
+    let flipped = section(true);
     assert!(is_bg(flipped.pixel(on_a)), "a's left part is cut away");
     assert!(!is_bg(flipped.pixel(on_b)));
 }

@@ -93,6 +93,23 @@ async function serve(root, { failWasm = false, mounts = {}, headers = {} } = {})
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
 }
 
+/** Collects `page`'s errors (uncaught, console.error) into `problems`, tagged with `label`. */
+export function collectProblems(page, problems, label = "") {
+  const tag = label ? ` (${label})` : "";
+  page.on("pageerror", (err) => problems.push(`page error${tag}: ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error") problems.push(`console.error${tag}: ${msg.text()}`);
+  });
+  return page;
+}
+
+/** Opens `url` in `page` and waits until its `<ldi-clash-viewer>` is ready. */
+export async function openViewer(page, url, timeout) {
+  await page.goto(url, { waitUntil: "load", timeout });
+  await page.waitForFunction(() => document.querySelector("ldi-clash-viewer")?.ready, null, { timeout });
+  await page.evaluate(() => document.querySelector("ldi-clash-viewer").ready);
+}
+
 /** Throws `what` unless `cond`. */
 export function check(cond, what) {
   if (!cond) throw new Error(what);

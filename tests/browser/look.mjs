@@ -30,7 +30,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
-import { BASE_ARGS, CHROMIUM, NO_WEBGPU_ARGS, WEBGPU_ARGS, check, serve, steps } from "./harness.mjs";
+import { BASE_ARGS, CHROMIUM, NO_WEBGPU_ARGS, WEBGPU_ARGS, check, collectProblems, openViewer, serve, steps } from "./harness.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { values: opts } = parseArgs({ options: { dist: { type: "string", default: path.join(ROOT, "dist") } } });
@@ -79,12 +79,8 @@ async function main() {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...NO_WEBGPU_ARGS], timeout: TIMEOUT_MS });
   const run = steps();
   const step = run.step;
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const problems = [];
-  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error") problems.push(`console.error: ${msg.text()}`);
-  });
+  const page = collectProblems(await browser.newPage({ viewport: { width: 1280, height: 800 } }), problems);
   const noProblems = () => check(problems.length === 0, problems.join("\n"));
   /** Press a key on the widget's canvas (where its keys are read). */
   const key = (k, shiftKey = false) =>
@@ -101,9 +97,7 @@ async function main() {
       return [r.left + (q[0] * r.width) / v.canvas.width, r.top + (q[1] * r.height) / v.canvas.height];
     }, p);
   try {
-    await page.goto(`${server.url}?backend=cpu`, { waitUntil: "load", timeout: TIMEOUT_MS });
-    await page.waitForFunction(() => document.querySelector("ldi-clash-viewer")?.ready, null, { timeout: TIMEOUT_MS });
-    await page.evaluate(() => document.querySelector("ldi-clash-viewer").ready);
+    await openViewer(page, `${server.url}?backend=cpu`, TIMEOUT_MS);
     const demo = await page.evaluate(async () => {
       const v = document.querySelector("ldi-clash-viewer");
       await v.check();
@@ -300,8 +294,7 @@ async function main() {
     let rulesSaved;
     await step("rules editor: a name-pair rule takes the gripper clash out; removed, it comes back with its status", async () => {
       // The demo again, in a fresh page.
-      await page.goto(`${server.url}?backend=cpu`, { waitUntil: "load", timeout: TIMEOUT_MS });
-      await page.waitForFunction(() => document.querySelector("ldi-clash-viewer")?.ready, null, { timeout: TIMEOUT_MS });
+      await openViewer(page, `${server.url}?backend=cpu`, TIMEOUT_MS);
       const r = await page.evaluate(async (names) => {
         const v = document.querySelector("ldi-clash-viewer");
         const root = v.shadowRoot;
@@ -387,13 +380,8 @@ async function main() {
       // Served next to the page and opened with ?scene=.
       mkdirSync(path.join(tmp, "session"), { recursive: true });
       writeFileSync(path.join(tmp, "session", "session.json"), JSON.stringify(r.json));
-      const p2 = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-      p2.on("pageerror", (err) => problems.push(`page error (reloaded): ${err.message}`));
-      p2.on("console", (msg) => {
-        if (msg.type() === "error") problems.push(`console.error (reloaded): ${msg.text()}`);
-      });
-      await p2.goto(`${server.url}?backend=cpu&scene=/session/session.json`, { waitUntil: "load", timeout: TIMEOUT_MS });
-      await p2.waitForFunction(() => document.querySelector("ldi-clash-viewer")?.ready, null, { timeout: TIMEOUT_MS });
+      const p2 = collectProblems(await browser.newPage({ viewport: { width: 1280, height: 800 } }), problems, "reloaded");
+      await openViewer(p2, `${server.url}?backend=cpu&scene=/session/session.json`, TIMEOUT_MS);
       const again = await p2.evaluate(async () => {
         const v = document.querySelector("ldi-clash-viewer");
         await v.ready;

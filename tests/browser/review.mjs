@@ -34,7 +34,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
-import { BASE_ARGS, CHROMIUM, NO_WEBGPU_ARGS, check, serve, steps } from "./harness.mjs";
+import { BASE_ARGS, CHROMIUM, NO_WEBGPU_ARGS, check, collectProblems, openViewer, serve, steps } from "./harness.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { values: opts } = parseArgs({ options: { dist: { type: "string", default: path.join(ROOT, "dist") } } });
@@ -70,17 +70,11 @@ async function main() {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...NO_WEBGPU_ARGS], timeout: TIMEOUT_MS });
   const run = steps();
   const step = run.step;
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
   const problems = [];
-  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error") problems.push(`console.error: ${msg.text()}`);
-  });
+  const page = collectProblems(await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true }), problems);
   const noProblems = () => check(problems.length === 0, problems.join("\n"));
   try {
-    await page.goto(`${server.url}?backend=cpu`, { waitUntil: "load", timeout: TIMEOUT_MS });
-    await page.waitForFunction(() => document.querySelector("ldi-clash-viewer")?.ready, null, { timeout: TIMEOUT_MS });
-    await page.evaluate(() => document.querySelector("ldi-clash-viewer").ready);
+    await openViewer(page, `${server.url}?backend=cpu`, TIMEOUT_MS);
     // Count `review` events from here on.
     await page.evaluate(() => {
       window.__reviewEvents = [];
@@ -382,13 +376,8 @@ async function main() {
 
     if (saved) {
       await step("the page opened with ?scene=session.json, then the session dropped again: same objects, placements, settings and statuses", async () => {
-        const p2 = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-        p2.on("pageerror", (err) => problems.push(`page error (reloaded): ${err.message}`));
-        p2.on("console", (msg) => {
-          if (msg.type() === "error") problems.push(`console.error (reloaded): ${msg.text()}`);
-        });
-        await p2.goto(`${sessionServer.url}?backend=cpu&scene=/session/session.json`, { waitUntil: "load", timeout: TIMEOUT_MS });
-        await p2.waitForFunction(() => document.querySelector("ldi-clash-viewer")?.ready, null, { timeout: TIMEOUT_MS });
+        const p2 = collectProblems(await browser.newPage({ viewport: { width: 1280, height: 800 } }), problems, "reloaded");
+        await openViewer(p2, `${sessionServer.url}?backend=cpu&scene=/session/session.json`, TIMEOUT_MS);
         const r = await p2.evaluate(async () => {
           const v = document.querySelector("ldi-clash-viewer");
           await v.ready;
