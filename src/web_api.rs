@@ -159,10 +159,43 @@ pub fn memory_bytes() -> f64 {
 
 /// What loading these files would place, before anything is placed: JSON of
 /// [`crate::viewer::LoadPlan`] (`{scenes: [[file, [[[triangles, vertices], …], …]]],
-/// distinct: [triangles, vertices], loose_bytes}`).
+/// distinct: [triangles, vertices], loose_bytes, boxes: [[[x0, y0, z0, x1, y1, z1] | null,
+/// …], …]}`).
 #[wasm_bindgen]
 pub fn plan_load(names: Vec<String>, data: Vec<js_sys::Uint8Array>) -> Result<String, JsError> {
     to_json(&crate::viewer::plan_load(&inputs(names, data)?))
+}
+
+/// Tiles of a scene too large for wasm memory: `boxes` has six numbers per object (min x, y,
+/// z, max x, y, z), `costs` one (bytes), `budget` bytes per tile, `margin` grows each box.
+/// JSON of [`crate::viewer::tiles::Tile`]s (`[{core, halo, left_out, cost}, …]`).
+#[wasm_bindgen]
+pub fn plan_tiles(
+    boxes: Vec<f64>,
+    costs: Vec<f64>,
+    budget: f64,
+    margin: f64,
+) -> Result<String, JsError> {
+    if boxes.len() != 6 * costs.len() {
+        return Err(JsError::new(
+            "plan_tiles: six numbers per box, one cost per box",
+        ));
+    }
+    let regions: Vec<crate::ldi::Region> = boxes
+        .chunks_exact(6)
+        .map(|b| {
+            crate::ldi::Region::new(
+                glam::DVec3::new(b[0], b[1], b[2]).as_vec3(),
+                glam::DVec3::new(b[3], b[4], b[5]).as_vec3(),
+            )
+        })
+        .collect();
+    to_json(&crate::viewer::tiles::plan_tiles(
+        &regions,
+        &costs,
+        budget,
+        margin as f32,
+    ))
 }
 
 /// The CPU check, for a Web Worker (or the main thread when workers are unavailable).

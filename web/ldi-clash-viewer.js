@@ -41,6 +41,13 @@
 //               distance measured between two picked surface points, scene units)
 //             rules() -> {ignore: [...], min_depth?}, setRules(rules) -> rules() (the ignore
 //               rules, scene.json's `review` shape; applied to the shown results at once)
+//             tiles (a scene too large for wasm memory is loaded one tile of neighbouring
+//               objects at a time: {count, index, objects, need, budget, triangles, tiles:
+//               [{core, halo, left_out, triangles, bytes}], all}; null when it fits),
+//             loadTile(k) -> Promise<{added, errors, notes}> (another tile; moves and review
+//               states of each tile are kept), checkAllTiles() -> Promise<report> (every tile
+//               checked in turn, merged: each pair once, plus `tiles: [{index, objects,
+//               neighbours, left_out, pairs, new_pairs, self, ms}]`)
 // Events:     load (detail: {added, errors, notes}), clash (detail: the report),
 //             error (detail: {message, file?}), frame (detail: an animation frame's report: the
 //             check report plus frame, steps, sim_ms, collision_ms), progress (detail: a check
@@ -49,7 +56,8 @@
 //             start|progress|end, done, total, ms, bytes, triangles}),
 //             review (detail: review()'s array; after a check changed statuses, after
 //             setClashStatus and setRules), measure (detail: measure()'s record, when a
-//             second point is picked); a check's `clash` report carries each pair's id, status,
+//             second point is picked), tile (detail: {index, count, pairs, self}, as
+//             checkAllTiles() checks each tile); a check's `clash` report carries each pair's id, status,
 //             assignee, comment and the `resolved`, `ignored` and `review` fields;
 //             all bubble and are composed (a page's `error` listener on window sees the
 //             widget's CustomEvents too: only an ErrorEvent is an uncaught exception).
@@ -436,7 +444,8 @@ li.group .count { margin-left: auto; }
 .phases { position: absolute; left: 8px; top: 44px; z-index: 3; background: rgba(255,255,255,.92); border: 1px solid #dde0e6; border-radius: 6px; padding: 4px 8px; display: none; min-width: 260px; }
 .phases.on { display: block; } .phases > div { display: grid; grid-template-columns: 52px 1fr auto; gap: 6px; align-items: center; font-size: 12px; }
 .phases .bar { height: 5px; background: #e7ebf3; border-radius: 3px; overflow: hidden; } .phases .bar > div { height: 100%; width: 0; background: #2b6de0; }
-.phases .warn { display: block; color: #8a4b00; max-width: 420px; white-space: normal; }
+.phases .warn { display: block; grid-column: 1 / -1; color: #8a4b00; max-width: 420px; white-space: normal; }
+.phases > div.tiles { grid-template-columns: auto auto 1fr; } .phases .tiles button { font-size: 11px; padding: 0 6px; } .phases .tile-status { color: #555; }
 :host([controls=none]) .panel, :host([controls=none]) .toolbar { display: none; }
 @media (max-width: 700px) { .panel { position: absolute; right: 0; top: 0; bottom: 0; transform: translateX(100%); transition: transform .2s; z-index: 4; } .panel.open { transform: none; } }
 `;
@@ -907,7 +916,6 @@ export class LdiClashViewer extends HTMLElement {
       names.push(f.name);
       datas.push(f.bytes);
     }
-    let outcome = { added: [], errors: [], notes: [] };
     const session = this._sessionIn(names, datas);
     if (session) {
       // A saved session replaces the scene, with its settings and review.
@@ -915,6 +923,21 @@ export class LdiClashViewer extends HTMLElement {
       this._applySettings(session);
     }
     this._takeReview(names, datas);
+    if (this._tiling && names.length) {
+      // A scene loaded in tiles: the new files join its files, planned again from the first
+      // tile (a load adds to what is loaded).
+      const all = { names: [...this._tiling.names, ...names], datas: [...this._tiling.datas, ...datas] };
+      await this._unloadTile();
+      return this._place(all.names, all.datas, { t0, failed, notes });
+    }
+    return this._place(names, datas, { t0, failed, notes });
+  }
+
+  /** Place files already read (STEP and IFC converted): plan them (tiles when they do not
+   * fit; `tile` picks one, `carry` keeps the tiles' states), load the page's scene and the
+   * worker's, and schedule the first check. Resolves with the load outcome. */
+  async _place(names, datas, { t0 = performance.now(), failed = [], notes = [], tile = 0, carry = false } = {}) {
+    let outcome = { added: [], errors: [], notes: [] };
     if (names.length) {
       // What would this place? Say so before placing it when it cannot fit into wasm memory,
       // and load what fits.
@@ -923,7 +946,7 @@ export class LdiClashViewer extends HTMLElement {
       this._progress(1, "Planning the scene…", true);
       await new Promise((r) => setTimeout(r, 0));
       let tl = performance.now();
-      const limited = this._fitToMemory(names, datas);
+      const limited = this._fitToMemory(names, datas, tile, carry);
       lt.load_plan = performance.now() - tl;
       if (limited.note) notes.push(limited.note);
       this._progress(1, "Building the scene…", true);
@@ -937,6 +960,14 @@ export class LdiClashViewer extends HTMLElement {
       lt.load_post = performance.now() - tl;
       const tv = performance.now();
       outcome = JSON.parse(this.viewer.load(limited.names, limited.datas));
+      if (this._tiling) {
+        // Where each object was placed, and the moves made in other tiles (by name).
+        const [ns, ms] = this.viewer.transforms();
+        this._tiling.placed = new Map(ns.map((n, k) => [n, Array.from(ms.subarray(16 * k, 16 * k + 16))]));
+        for (const [n, m] of this._tiling.moves) {
+          if (this._tiling.placed.has(n)) this.viewer.set_transform(n, new Float64Array(m));
+        }
+      }
       lt.load_view = performance.now() - tv;
       if (outcome.added.length) this._sceneGen++;
       const parseMs = performance.now() - t0;
@@ -972,15 +1003,138 @@ export class LdiClashViewer extends HTMLElement {
     return outcome;
   }
 
+  /** A scene too large for wasm memory is loaded one tile at a time (see `_fitToMemory`):
+   * `{count, index, objects, tiles: [{core, halo, left_out, triangles, bytes}], all}` (core,
+   * halo and left_out list `{file, index, parts}`: the scene file and its entry), with `all`
+   * the merged report of `checkAllTiles()` once it ran; null when the scene fits. */
+  get tiles() {
+    const t = this._tiling;
+    if (!t) return null;
+    return { count: t.count, index: t.index, objects: t.objects, need: t.need, budget: t.budget, triangles: t.triangles, tiles: t.tiles.map((x) => ({ ...x })), all: t.results?.report ?? null };
+  }
+
+  /** Load tile `k` (0-based) of a scene loaded in tiles, in place of the one loaded: the
+   * moves made and the review states set in other tiles are kept. Resolves with the load's
+   * outcome, before the tile's first check (`check()` waits for it). */
+  async loadTile(k) {
+    await this._ready;
+    const t = this._tiling;
+    if (!t) throw new Error("loadTile: the scene fits into memory and is loaded whole (no tiles)");
+    if (!Number.isInteger(k) || k < 0 || k >= t.count) throw new Error(`loadTile: no tile ${k} (the scene has tiles 0 to ${t.count - 1})`);
+    await this._unloadTile();
+    this._review = t.reviews.get(k) ?? new Map();
+    const outcome = await this._place(t.names, t.datas, { tile: k, carry: true });
+    this._renderPhases();
+    return outcome;
+  }
+
+  /** Check every tile of a scene loaded in tiles, one after another, and merge their
+   * reports: every pair and self-collision once (the first tile that found it; a tile also
+   * loads the neighbours of its objects, so a pair across tiles is found), the objects of
+   * every tile, and `tiles: [{index, objects, neighbours, pairs, self, ms}]`. Emits `tile`
+   * per tile checked ({index, count, pairs, self}); ends on the tile it started from.
+   * Resolves with the merged report (also `tiles.all`). */
+  async checkAllTiles() {
+    await this._ready;
+    const t0 = this._tiling;
+    if (!t0) throw new Error("checkAllTiles: the scene fits into memory and is loaded whole (no tiles)");
+    const start = t0.index;
+    const order = [start, ...[...Array(t0.count).keys()].filter((k) => k !== start)];
+    const pairs = new Map();
+    const self = new Map();
+    const objects = new Map();
+    const perTile = [];
+    let last = null;
+    for (const k of order) {
+      const tm = performance.now();
+      if (this._tiling.index !== k) await this.loadTile(k);
+      const report = await this.check();
+      last = report;
+      let newPairs = 0;
+      for (const p of report.pairs) {
+        const key = [p.a, p.b].sort().join("\u0000");
+        if (!pairs.has(key)) {
+          pairs.set(key, p);
+          newPairs++;
+        }
+      }
+      for (const x of report.self) if (!self.has(x.object)) self.set(x.object, x);
+      for (const o of report.objects) if (!objects.has(o.name)) objects.set(o.name, o);
+      const tile = this._tiling.tiles[k];
+      perTile.push({ index: k, objects: tile.core.length, neighbours: tile.halo.length, left_out: tile.left_out.length, pairs: report.pairs.length, new_pairs: newPairs, self: report.self.length, ms: performance.now() - tm });
+      this._emit("tile", { index: k, count: this._tiling.count, pairs: report.pairs.length, self: report.self.length });
+      this._tileStatus = `checked ${perTile.length} of ${this._tiling.count} tiles: ${pairs.size} pairs, ${self.size} self-collisions so far`;
+      this._renderPhases();
+    }
+    if (this._tiling.index !== start) await this.loadTile(start);
+    const merged = {
+      ...last,
+      objects: [...objects.values()],
+      pairs: [...pairs.values()],
+      self: [...self.values()],
+      tiles: perTile.sort((a, b) => a.index - b.index),
+    };
+    this._tiling.results = { report: merged };
+    this._tileStatus = `all ${this._tiling.count} tiles checked: ${merged.pairs.length} pairs, ${merged.self.length} self-collisions`;
+    this._renderPhases();
+    return merged;
+  }
+
+  /** The panel's tile buttons: previous, next, all tiles, the merged report as JSON. */
+  async _onTileButton(what) {
+    const t = this._tiling;
+    if (!t || !what || this._tileBusy) return;
+    if (what === "json") {
+      if (t.results) this._download(new Blob([JSON.stringify(t.results.report, null, 2)], { type: "application/json" }), "ldiclash-all-tiles.json");
+      return;
+    }
+    this._tileBusy = true;
+    this._renderPhases();
+    try {
+      if (what === "all") await this.checkAllTiles();
+      else await this.loadTile(t.index + (what === "next" ? 1 : -1));
+    } catch (err) {
+      this._error(`Tiles: ${err?.message ?? err}`);
+    } finally {
+      this._tileBusy = false;
+      this._renderPhases();
+    }
+  }
+
+  /** Empty the page and the worker for another tile, keeping the tiling, the rules and the
+   * settings; the tile's review states and moves are kept for when it comes back. */
+  async _unloadTile() {
+    const t = this._tiling;
+    if (t) {
+      t.reviews.set(t.index, this._review);
+      const [ns, ms] = this.viewer.transforms();
+      ns.forEach((n, k) => {
+        const m = Array.from(ms.subarray(16 * k, 16 * k + 16));
+        const was = t.placed?.get(n);
+        if (was && m.some((x, i) => x !== was[i])) t.moves.set(n, m);
+      });
+    }
+    this._sceneGen++;
+    this.viewer.clear();
+    await this.checker.clear();
+    this._report = null;
+    this._focused = null;
+    this._review = new Map();
+  }
+
   /** Bytes of this page's wasm memory. */
   async _memory() {
     return this.wasm.memory_bytes?.() ?? 0;
   }
 
   /** Plans a load (wasm `plan_load`): when the scene files would place more than the wasm
-   * memory holds (4 GiB, of which WASM_BUDGET is planned for), keep the first objects of each
-   * scene that fit and say so with the numbers. Returns {names, datas, triangles, note}. */
-  _fitToMemory(names, datas) {
+   * memory holds (4 GiB, of which WASM_BUDGET is planned for), split the scene files'
+   * objects into tiles of neighbouring objects that fit (wasm `plan_tiles`: each tile loads
+   * its own objects and every object whose box meets one of theirs, so every pair is checked
+   * in some tile), load tile `tile` and say so with the numbers. `carry`: keep the tiles'
+   * review states, moves and results (another tile of the same files). Returns {names,
+   * datas, triangles, note}. */
+  _fitToMemory(names, datas, tile = 0, carry = false) {
     let plan;
     try {
       plan = JSON.parse(this.wasm.plan_load(names, datas));
@@ -990,37 +1144,50 @@ export class LdiClashViewer extends HTMLElement {
     const worldBytes = ([t, v]) => 12 * (t + v) + 400;
     const perObject = (parts) => parts.reduce((b, p) => b + worldBytes(p) + CHECK_BYTES_PER_TRIANGLE * p[0], 0);
     const base = 12 * (plan.distinct[0] + plan.distinct[1]) * 2 + 3 * plan.loose_bytes + datas.reduce((b, d) => b + 2 * d.byteLength, 0);
-    let need = base;
-    let triangles = 0;
-    for (const [, objects] of plan.scenes) {
-      for (const parts of objects) {
-        need += perObject(parts);
-        triangles += parts.reduce((t, p) => t + p[0], 0);
-      }
-    }
+    const entries = [];
+    plan.scenes.forEach(([file, objects], f) => {
+      objects.forEach((parts, index) => {
+        entries.push({ file, index, cost: perObject(parts), triangles: parts.reduce((t, p) => t + p[0], 0), box: plan.boxes?.[f]?.[index] ?? null });
+      });
+    });
+    const need = entries.reduce((b, e) => b + e.cost, base);
+    const triangles = entries.reduce((t, e) => t + e.triangles, 0);
     const budget = this._budget ?? WASM_BUDGET;
     this._plan = { need, base, triangles, budget };
-    if (need <= budget) return { names, datas, triangles };
-    // Keep a prefix of every scene file's objects, in proportion, until the estimate fits.
-    let used = base;
-    const keep = new Map();
-    let kept = 0;
-    let keptTriangles = 0;
-    let all = 0;
-    for (const [file, objects] of plan.scenes) {
-      let n = 0;
-      for (const parts of objects) {
-        const b = perObject(parts);
-        if (used + b > budget) break;
-        used += b;
-        n++;
-        keptTriangles += parts.reduce((t, p) => t + p[0], 0);
-      }
-      keep.set(file, n);
-      kept += n;
-      all += objects.length;
+    if (need <= budget) {
+      this._tiling = null;
+      return { names, datas, triangles };
     }
-    // The scene files cut to their first objects, and the mesh files only the objects left
+    // Tiles of neighbouring objects, each (with its neighbours) within what is left after
+    // the meshes and the files themselves.
+    const boxes = new Float64Array(6 * entries.length);
+    let lo = [Infinity, Infinity, Infinity];
+    let hi = [-Infinity, -Infinity, -Infinity];
+    entries.forEach((e, k) => {
+      const b = e.box ?? [0, 0, 0, 0, 0, 0];
+      boxes.set(b, 6 * k);
+      if (!e.box) return;
+      for (let a = 0; a < 3; a++) {
+        lo[a] = Math.min(lo[a], b[a]);
+        hi[a] = Math.max(hi[a], b[a + 3]);
+      }
+    });
+    const diagonal = Math.hypot(...hi.map((h, a) => (Number.isFinite(h - lo[a]) ? h - lo[a] : 0)));
+    // Boxes are in millimetres; pairs closer than the clearance meet too.
+    const mmPer = { "µm": 1e-3, mm: 1, cm: 10, m: 1000, in: 25.4, ft: 304.8 }[this._unit()] ?? 1;
+    const margin = (this._clearance() ?? 0) * mmPer * 1.01 + 1e-4 * diagonal;
+    let tiles;
+    try {
+      tiles = JSON.parse(this.wasm.plan_tiles(boxes, Float64Array.from(entries, (e) => e.cost), Math.max(1, budget - base), margin));
+    } catch (err) {
+      this._error(`Splitting the scene into tiles failed: ${err?.message ?? err}`);
+      tiles = [{ core: entries.map((_, k) => k), halo: [], left_out: [], cost: need - base }];
+    }
+    const index = Math.max(0, Math.min(tiles.length - 1, Math.trunc(tile) || 0));
+    const t = tiles[index];
+    const keep = new Map(plan.scenes.map(([file]) => [file, new Set()]));
+    for (const k of [...t.core, ...t.halo]) keep.get(entries[k].file).add(entries[k].index);
+    // The scene files cut to the tile's objects, and the mesh files only the objects left
     // out used dropped (a mesh file no scene names is loaded as an object of its own).
     const baseOf = (f) => String(f).split(/[\\/]/).pop().toLowerCase();
     const named = new Set();
@@ -1030,7 +1197,7 @@ export class LdiClashViewer extends HTMLElement {
       if (n === undefined) return d;
       const scene = JSON.parse(new TextDecoder().decode(d));
       for (const o of scene.objects ?? []) named.add(baseOf(o.file));
-      scene.objects = scene.objects.slice(0, n);
+      scene.objects = (scene.objects ?? []).filter((_, k) => n.has(k));
       for (const o of scene.objects) stillNamed.add(baseOf(o.file));
       return new TextEncoder().encode(JSON.stringify(scene));
     });
@@ -1038,13 +1205,35 @@ export class LdiClashViewer extends HTMLElement {
     const outNames = names.filter((_, i) => !dropped(i));
     const out = cut.filter((_, i) => !dropped(i));
     const size = (b) => (b >= GiB / 10 ? `${(b / GiB).toFixed(1)} GiB` : `${(b / 2 ** 20).toFixed(1)} MiB`);
-    const tris = (t) => (t >= 1e5 ? `${(t / 1e6).toFixed(1)} M` : `${t}`);
+    const tris = (n) => (n >= 1e5 ? `${(n / 1e6).toFixed(1)} M` : `${n}`);
+    const tileTriangles = [...t.core, ...t.halo].reduce((n, k) => n + entries[k].triangles, 0);
+    const objectName = (k) => {
+      const [, objects] = plan.scenes.find(([file]) => file === entries[k].file);
+      return { file: entries[k].file, index: entries[k].index, parts: objects[entries[k].index].length };
+    };
+    this._tiling = {
+      names,
+      datas,
+      index,
+      count: tiles.length,
+      tiles: tiles.map((x) => ({ core: x.core.map(objectName), halo: x.halo.map(objectName), left_out: x.left_out.map(objectName), triangles: [...x.core, ...x.halo].reduce((n, k) => n + entries[k].triangles, 0), bytes: base + x.cost })),
+      objects: entries.length,
+      need,
+      triangles,
+      budget,
+      reviews: (carry && this._tiling?.reviews) || new Map(),
+      moves: (carry && this._tiling?.moves) || new Map(),
+      results: (carry && this._tiling?.results) || null,
+    };
+    const leftOut = t.left_out.length ? ` ${t.left_out.length === 1 ? "1 neighbour" : `${t.left_out.length} neighbours`} of its objects did not fit and ${t.left_out.length === 1 ? "is" : "are"} left out (their pairs with it are checked in their own tiles where those fit).` : "";
     const note =
       `This scene would need about ${size(need)} of WebAssembly memory ` +
       `(${tris(triangles)} placed triangles; the limit is 4 GiB, ${size(budget)} planned for): ` +
-      `loaded and checked the first ${kept} of ${all} objects (${tris(keptTriangles)} triangles, about ${size(used)}).`;
+      `split into ${tiles.length} tiles of neighbouring objects that fit; loaded and checked tile ${index + 1} of ${tiles.length}: ` +
+      `${t.core.length} of ${entries.length} objects and ${t.halo.length} neighbours that meet them (${tris(tileTriangles)} triangles, about ${size(base + t.cost)}).${leftOut} ` +
+      `◀ ▶ below load the other tiles; “All tiles” checks every tile and merges the results.`;
     this._phase("parse", { state: "progress", warning: note });
-    return { names: outNames, datas: out, triangles: keptTriangles, note };
+    return { names: outNames, datas: out, triangles: tileTriangles, note };
   }
 
   /** A load or check phase (fetch | parse | upload | check): the phase box, a `phase` event. */
@@ -1082,8 +1271,26 @@ export class LdiClashViewer extends HTMLElement {
       rows.push(`<div><span>${name}</span><span class="bar"><div style="width:${Math.round(frac * 100)}%"></div></span><span>${p.state === "end" ? `${(ms / 1000).toFixed(2)} s` : "…"}${extra ? ` · ${extra}` : ""}</span></div>`);
     }
     if (this._phaseWarning) rows.push(`<div><span class="warn"></span></div>`);
+    const t = this._tiling;
+    if (t) {
+      rows.push(
+        `<div class="tiles"><span>tile ${t.index + 1} of ${t.count}</span>` +
+          `<span><button data-tile="prev" title="Load the previous tile" ${t.index === 0 ? "disabled" : ""}>◀</button> ` +
+          `<button data-tile="next" title="Load the next tile" ${t.index + 1 === t.count ? "disabled" : ""}>▶</button> ` +
+          `<button data-tile="all" title="Check every tile, one after another, and merge the results">All tiles</button>` +
+          (t.results ? ` <button data-tile="json" title="Save the merged report of every tile (JSON)">JSON</button>` : "") +
+          `</span><span class="tile-status"></span></div>`,
+      );
+    }
     box.innerHTML = rows.join("");
     if (this._phaseWarning) box.querySelector(".warn").textContent = this._phaseWarning;
+    if (t) {
+      box.querySelector(".tile-status").textContent = this._tileStatus ?? "";
+      for (const b of box.querySelectorAll("[data-tile]")) b.disabled ||= !!this._tileBusy;
+      box.onclick = (e) => this._onTileButton(e.target?.dataset?.tile);
+    } else {
+      box.onclick = null;
+    }
     box.classList.toggle("on", rows.length > 0 && (busy || !!this._phaseWarning || (this._phaseShownUntil ?? 0) > performance.now()));
     if (!busy && rows.length) {
       this._phaseShownUntil = performance.now() + 6000;
@@ -1643,6 +1850,9 @@ export class LdiClashViewer extends HTMLElement {
 
   async _clear() {
     this._sceneGen++;
+    this._tiling = null;
+    this._tileStatus = null;
+    this._phaseWarning = null;
     this._animating = false;
     this._local = false;
     this.viewer.clear();

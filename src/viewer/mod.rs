@@ -10,6 +10,7 @@ pub mod pick;
 #[cfg(feature = "gpu")]
 pub mod render;
 pub mod section;
+pub mod tiles;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -377,7 +378,7 @@ impl Session {
 
 /// What loading files would place, counted before anything is placed (issue 12: the page
 /// says before a load when a scene would not fit into wasm memory, and loads what fits).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LoadPlan {
     /// Per scene file (by its name): per object in file order, `[triangles, vertices]` of
     /// every object it makes (a file of several parts makes several), `[0, 0]` for an entry
@@ -388,6 +389,18 @@ pub struct LoadPlan {
     pub distinct: [u64; 2],
     /// Bytes of the mesh files not named by a scene file (counted by size, not parsed).
     pub loose_bytes: u64,
+    /// Per scene file, per object in file order: the box of every object it makes, in
+    /// millimetres (`[min x, min y, min z, max x, max y, max z]`), `None` for an entry
+    /// whose mesh could not be read; for [`tiles::plan_tiles`] when a scene does not fit.
+    pub boxes: Vec<Vec<Option<[f64; 6]>>>,
+}
+
+/// One part of a mesh file as [`plan_load`] places it: its mesh's box and its placement in
+/// the file, in millimetres.
+struct PartBox {
+    lo: glam::DVec3,
+    hi: glam::DVec3,
+    file_from_part: DMat4,
 }
 
 /// Count what [`Session::load`] of `files` would place, parsing each mesh a scene file names
@@ -400,15 +413,51 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
         .collect();
     let mut plan = LoadPlan::default();
     let mut parsed: HashMap<String, Vec<[u64; 2]>> = HashMap::new();
+    // Per mesh file: each part's mesh box (file units) and placement, in millimetres.
+    let mut part_boxes: HashMap<String, Vec<PartBox>> = HashMap::new();
     let mut used: Vec<&str> = Vec::new();
+    let mm = Units::Millimetre;
     for sf in files.iter().filter(|f| extension(&f.name) == "json") {
         let Ok(file) = SceneFile::parse(&sf.bytes) else {
             continue;
         };
+        let declared = file.declared_units().unwrap_or(Units::Unknown);
+        let k_place = unit_factor(declared.or(mm), mm);
         let mut objects = Vec::with_capacity(file.objects.len());
+        let mut boxes = Vec::with_capacity(file.objects.len());
         for e in &file.objects {
+            let world_from_file = conjugate(&DMat4::from_cols_array(&e.world_from_object), k_place);
+            let placed = |parts: Option<&Vec<PartBox>>| {
+                parts.filter(|p| !p.is_empty()).map(|parts| {
+                    let mut b = [
+                        f64::INFINITY,
+                        f64::INFINITY,
+                        f64::INFINITY,
+                        f64::NEG_INFINITY,
+                        f64::NEG_INFINITY,
+                        f64::NEG_INFINITY,
+                    ];
+                    for p in parts {
+                        let m = world_from_file * p.file_from_part;
+                        for c in 0..8 {
+                            let corner = glam::DVec3::new(
+                                if c & 1 == 0 { p.lo.x } else { p.hi.x },
+                                if c & 2 == 0 { p.lo.y } else { p.hi.y },
+                                if c & 4 == 0 { p.lo.z } else { p.hi.z },
+                            );
+                            let w = m.transform_point3(corner);
+                            for (a, v) in w.to_array().into_iter().enumerate() {
+                                b[a] = b[a].min(v);
+                                b[a + 3] = b[a + 3].max(v);
+                            }
+                        }
+                    }
+                    b
+                })
+            };
             if let Some(parts) = parsed.get(&e.file) {
                 objects.push(parts.clone());
+                boxes.push(placed(part_boxes.get(&e.file)));
                 continue;
             }
             // A mesh embedded in the scene file (a saved session) or one of the files.
@@ -416,6 +465,7 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
                 Some((format_name, Ok(bytes))) => (e.file.clone(), format_name, bytes.into()),
                 Some((_, Err(_))) => {
                     objects.push(vec![[0, 0]]);
+                    boxes.push(None);
                     continue;
                 }
                 None => {
@@ -426,6 +476,7 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
                     });
                     let Some(f) = found else {
                         objects.push(vec![[0, 0]]);
+                        boxes.push(None);
                         continue;
                     };
                     used.push(f.name.as_str());
@@ -436,13 +487,26 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
                     )
                 }
             };
-            let parts = parsed.entry(key).or_insert_with(|| {
+            let parts = parsed.entry(key.clone()).or_insert_with(|| {
                 match mesh::load_assembly(&format_name, &bytes) {
                     Ok(a) => {
                         for m in &a.meshes {
                             plan.distinct[0] += m.triangles.len() as u64;
                             plan.distinct[1] += m.positions.len() as u64;
                         }
+                        // As `PreparedFile` converts: the file's unit, else the scene's.
+                        let k = unit_factor(a.units.or(declared).or(mm), mm);
+                        let mut placed = Vec::with_capacity(a.parts.len());
+                        for p in &a.parts {
+                            if let Some((lo, hi)) = a.meshes.get(p.mesh).and_then(|m| m.aabb()) {
+                                placed.push(PartBox {
+                                    lo: lo.as_dvec3() * k,
+                                    hi: hi.as_dvec3() * k,
+                                    file_from_part: conjugate(&p.file_from_part, k),
+                                });
+                            }
+                        }
+                        part_boxes.insert(key.clone(), placed);
                         a.parts
                             .iter()
                             .filter_map(|p| a.meshes.get(p.mesh))
@@ -453,8 +517,10 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
                 }
             });
             objects.push(parts.clone());
+            boxes.push(placed(part_boxes.get(&key)));
         }
         plan.scenes.push((sf.name.clone(), objects));
+        plan.boxes.push(boxes);
     }
     plan.loose_bytes = files
         .iter()
@@ -938,6 +1004,37 @@ mod tests {
         );
         assert_eq!(plan.distinct, [12, 8]);
         assert_eq!(plan.loose_bytes, files[2].bytes.len() as u64);
+        let unit = Some([0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+        assert_eq!(plan.boxes, vec![vec![unit, unit, None]]);
+    }
+
+    #[test]
+    fn a_load_plan_places_boxes_in_millimetres_as_a_load_does() {
+        // Placements in metres, an STL (no unit of its own: the scene file's) turned a
+        // quarter about z.
+        let scene = br#"{"units": "m", "objects": [
+            {"name": "turned", "file": "a.stl",
+             "world_from_object": [0,1,0,0, -1,0,0,0, 0,0,1,0, 2,0,0.5,1]}
+        ]}"#;
+        let files = [
+            file("scene.json", scene.to_vec()),
+            file("a.stl", cube_at(3.0)),
+        ];
+        let plan = plan_load(&files);
+        let b = plan.boxes[0][0].expect("a box");
+        let mut session = Session::default();
+        session.set_units(UnitSettings {
+            scene: Some(Units::Millimetre),
+            default: Units::Millimetre,
+        });
+        let out = session.load(&files);
+        assert!(out.errors.is_empty(), "{:?}", out.errors);
+        let r = session.scene.objects[0].aabb();
+        let want = [r.min.x, r.min.y, r.min.z, r.max.x, r.max.y, r.max.z];
+        for (got, want) in b.iter().zip(want) {
+            assert!((got - f64::from(want)).abs() < 1e-3, "{b:?} vs {want:?}");
+        }
+        assert_eq!(b, [1000.0, 3000.0, 500.0, 2000.0, 4000.0, 1500.0]);
     }
 
     #[test]

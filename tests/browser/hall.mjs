@@ -13,7 +13,12 @@
 // and fails when the hall does not load and check within the budget (VIEWER_TIMEOUT_MS,
 // default 600 000 per hall) or the check finds no clash (every robot cell has some).
 //
-//   node tests/browser/hall.mjs [--dist DIR] [--ldiclash BIN] [--big] [--only 3M|16M]
+//   node tests/browser/hall.mjs [--dist DIR] [--ldiclash BIN] [--big] [--only 3M|16M] [--tiles MB]
+//
+// --tiles MB: plan each hall for MB megabytes of wasm memory instead of 3.5 GiB (a test hook),
+// so that it is loaded in tiles; the page loads and checks the first tile, then checks every
+// tile (`checkAllTiles()`), and the merged pairs and self-collisions must equal those of
+// `ldiclash check --json` on the whole hall. Prints tiles, per-tile objects and times.
 //
 // Needs `trunk build --release` (dist/) and an ldiclash binary (default: target/release,
 // else target/debug). The halls are written to target/hall-page/.
@@ -33,6 +38,7 @@ const { values: opts } = parseArgs({
     ldiclash: { type: "string" },
     big: { type: "boolean", default: false },
     only: { type: "string" },
+    tiles: { type: "string" },
   },
 });
 const DIST = path.resolve(opts.dist);
@@ -178,6 +184,65 @@ async function measure(browser, name) {
   return { name, wall: Date.now() - t0, first, firstClash, ph, during, moved, idle, full, empty };
 }
 
+/** The hall loaded in tiles of at most `budget` bytes of wasm memory: the first tile's
+ * check, then every tile's, merged and compared with the native check of the whole hall. */
+async function measureTiles(browser, name, budget) {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
+  const problems = [];
+  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error") problems.push(`console.error: ${msg.text()}`);
+  });
+  await page.goto("/?backend=cpu", { timeout: TIMEOUT_MS });
+  const r = await page.evaluate(
+    async ([name, budget, timeout]) => {
+      const v = document.querySelector("ldi-clash-viewer");
+      await v.ready;
+      await v.clear();
+      v._testHooks.setMemoryBudget(budget);
+      const t0 = performance.now();
+      const first = new Promise((resolve) => v.addEventListener("clash", (e) => resolve(e.detail), { once: true }));
+      v.setAttribute("src", `hall/${name}/scene.json`);
+      const report = await Promise.race([first, new Promise((_, no) => setTimeout(() => no(new Error("no first check")), timeout))]);
+      const firstMs = performance.now() - t0;
+      const tiles = v.tiles;
+      const loaded = JSON.parse(v.viewer.objects());
+      const page = v.wasm.memory_bytes();
+      const worker = await v.checker.memory();
+      const t1 = performance.now();
+      const all = await v.checkAllTiles();
+      const allMs = performance.now() - t1;
+      const warn = v.shadowRoot.querySelector(".phases .warn")?.textContent ?? "";
+      const key = (p) => [p.a, p.b].sort().join("|");
+      return {
+        firstMs,
+        allMs,
+        warn,
+        page,
+        worker,
+        tiles: tiles && { count: tiles.count, objects: tiles.objects, need: tiles.need, per: tiles.tiles.map((t) => ({ core: t.core.length, halo: t.halo.length, left: t.left_out.length, triangles: t.triangles, bytes: t.bytes })) },
+        loaded: loaded.length,
+        loadedTriangles: loaded.reduce((n, o) => n + o.triangles, 0),
+        firstPairs: report.pairs.length,
+        pairs: all.pairs.map(key).sort(),
+        self: all.self.map((x) => x.object).sort(),
+        per: all.tiles,
+      };
+    },
+    [name, budget, TIMEOUT_MS],
+  );
+  await page.close();
+  if (problems.length) throw new Error(problems.join("\n"));
+  return r;
+}
+
+/** Pairs and self-collisions of `ldiclash check --json` on a hall (names, sorted). */
+function nativePairs(dir) {
+  const out = execFileSync(binary(), ["check", path.join(OUT, dir, "scene.json"), "--json"], { maxBuffer: 1 << 30 }).toString();
+  const r = JSON.parse(out);
+  return { pairs: r.pairs.map((p) => [p.a, p.b].sort().join("|")).sort(), self: r.self.map((x) => x.object).sort() };
+}
+
 async function main() {
   for (const [f, hint] of [
     [path.join(DIST, "index.html"), "run `trunk build --release` first"],
@@ -199,6 +264,28 @@ async function main() {
   const rows = [];
   try {
     for (const [label, dir] of todo) {
+      if (opts.tiles) {
+        try {
+          const budget = Number(opts.tiles) * 1e6;
+          if (!(budget > 0)) throw new Error(`--tiles ${opts.tiles}: a number of megabytes`);
+          const r = await measureTiles(ctx, dir, budget);
+          if (!r.tiles || r.tiles.count < 2) throw new Error(`${label}: not split into tiles at ${opts.tiles} MB (${JSON.stringify(r.tiles)})`);
+          const native = nativePairs(dir);
+          const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+          const lost = native.pairs.filter((k) => !r.pairs.includes(k));
+          const extra = r.pairs.filter((k) => !native.pairs.includes(k));
+          if (!same(r.pairs, native.pairs) || !same(r.self, native.self)) throw new Error(`${label}: merged tiles ${r.pairs.length} pairs, ${r.self.length} self; native ${native.pairs.length} pairs, ${native.self.length} self; lost ${JSON.stringify(lost.slice(0, 5))}, extra ${JSON.stringify(extra.slice(0, 5))}`);
+          const ms = r.per.map((t) => t.ms);
+          rows.push(
+            `| ${label} (${dir}) | ${opts.tiles} MB | ${(r.tiles.need / 1e6).toFixed(0)} MB | ${r.tiles.count} | ${r.tiles.per.map((t) => `${t.core}+${t.halo}`).join(", ")} | ${r.loaded} objects, ${(r.loadedTriangles / 1e6).toFixed(2)} M ▲, ${r.firstMs.toFixed(0)} ms | ${(r.allMs / 1000).toFixed(1)} s (a tile ${Math.min(...ms).toFixed(0)}–${Math.max(...ms).toFixed(0)} ms) | ${r.pairs.length} / ${r.self.length} = native ${native.pairs.length} / ${native.self.length} | ${MB(r.page)} / ${MB(r.worker)} MB |`,
+          );
+          console.log(`ok   - ${label} in tiles of ${opts.tiles} MB: ${r.tiles.count} tiles, every pair of the native check (${native.pairs.length}) and every self-collision (${native.self.length}) found; the page said: ${r.warn}`);
+        } catch (err) {
+          failed++;
+          console.log(`FAIL - ${label} in tiles: ${err.message}`);
+        }
+        continue;
+      }
       try {
         const r = await measure(ctx, dir);
         const bytes = statSync(path.join(OUT, dir, "scene.json")).size;
@@ -219,6 +306,12 @@ async function main() {
     await server.close();
   }
   console.log("");
+  if (opts.tiles) {
+    console.log("| hall | planned for | the hall needs | tiles | objects + neighbours per tile | first tile: loaded, load + first check | all tiles checked | pairs / self, merged = native | wasm memory page / worker, first tile |");
+    console.log("|---|---|---|---|---|---|---|---|---|");
+    for (const r of rows) console.log(r);
+    process.exit(failed ? 1 : 0);
+  }
   console.log("| hall | objects | triangles | fetch | parse | upload (GPU meshes) | first check | re-check after a move | wasm memory page / worker | orbit frame during the first check | orbit frame during the re-check | orbit frame, idle | orbit frame, idle, every triangle | orbit frame, idle, nothing drawn |");
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) console.log(r);
