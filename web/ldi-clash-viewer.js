@@ -1760,6 +1760,7 @@ export class LdiClashViewer extends HTMLElement {
   async saveSession() {
     await this._ready;
     if (this._animating || this._local) throw new Error("saveSession: an animation owns the scene; stop it and load the objects to save them");
+    if (this._tiling) throw new Error(`saveSession: the scene is loaded in tiles (it needs about ${(this._tiling.need / GiB).toFixed(1)} GiB of WebAssembly memory, more than one session file can bring back); keep its scene.json and meshes instead`);
     const clashes = this.review().map((c) => Object.fromEntries(Object.entries(c).filter(([, v]) => v !== null && v !== "")));
     const json = this.viewer.session_file(JSON.stringify({ ...this._rules, clashes }));
     const settings = JSON.parse(this._settings());

@@ -830,6 +830,12 @@ webgpuTests.push({
       } catch (err) {
         bad = err.message;
       }
+      let save = null;
+      try {
+        await v.saveSession();
+      } catch (err) {
+        save = err.message;
+      }
       v.removeEventListener("phase", onPhase);
       v.removeEventListener("load", onLoad);
       v.removeEventListener("tile", onTile);
@@ -837,7 +843,7 @@ webgpuTests.push({
       await v.clear();
       await v.load(window.__files);
       const again = JSON.parse(v.viewer.objects()).length;
-      return { need, whole, outcome, report, loaded, tiles, note, buttons, all, after, events, movedName, m, back, onSecond, bad, again, afterClear: v.tiles };
+      return { need, whole, outcome, report, loaded, tiles, note, buttons, all, after, events, movedName, m, back, onSecond, bad, save, again, afterClear: v.tiles };
     });
     const order = JSON.parse(readFileSync(path.join(ROOT, "tests", "data", "kuka_folded", "scene.json"), "utf8")).objects.map((o) => o.name);
     const reference = referencePairs("kuka_folded");
@@ -873,6 +879,7 @@ webgpuTests.push({
     const second = [...r.tiles.tiles[1].core, ...r.tiles.tiles[1].halo].map((x) => order[x.index]).sort();
     if (JSON.stringify([...r.onSecond].sort()) !== JSON.stringify(second)) throw new Error(`tile 2 loaded ${JSON.stringify(r.onSecond)}`);
     if (!/no tile/.test(r.bad ?? "")) throw new Error(`loadTile out of range: ${r.bad}`);
+    if (!/loaded in tiles/.test(r.save ?? "")) throw new Error(`saveSession of a tiled scene: ${r.save}`);
     if (r.again !== order.length || r.afterClear !== null) throw new Error(`with the budget back: ${r.again} objects, tiles ${JSON.stringify(r.afterClear)}`);
     if (problems.length) throw new Error(problems.join("\n"));
     console.log(`       "${text}"; all ${count} tiles: ${pairKeys(r.all).length} of ${reference.length} reference pairs (${r.all.tiles.map((t) => `${t.objects}+${t.neighbours}: ${t.pairs}`).join(", ")})`);
