@@ -160,7 +160,7 @@ pub fn memory_bytes() -> f64 {
 /// What loading these files would place, before anything is placed: JSON of
 /// [`crate::viewer::LoadPlan`] (`{scenes: [[file, [[[triangles, vertices], …], …]]],
 /// distinct: [triangles, vertices], loose_bytes, boxes: [[[x0, y0, z0, x1, y1, z1] | null,
-/// …], …]}`).
+/// …], …], sources: [[mesh | null, …], …], meshes: [[triangles, vertices, bytes], …]}`).
 #[wasm_bindgen]
 pub fn plan_load(names: Vec<String>, data: Vec<js_sys::Uint8Array>) -> Result<String, JsError> {
     to_json(&crate::viewer::plan_load(&inputs(names, data)?))

@@ -1143,14 +1143,27 @@ export class LdiClashViewer extends HTMLElement {
     }
     const worldBytes = ([t, v]) => 12 * (t + v) + 400;
     const perObject = (parts) => parts.reduce((b, p) => b + worldBytes(p) + CHECK_BYTES_PER_TRIANGLE * p[0], 0);
-    const base = 12 * (plan.distinct[0] + plan.distinct[1]) * 2 + 3 * plan.loose_bytes + datas.reduce((b, d) => b + 2 * d.byteLength, 0);
+    // What every tile holds: the scene files (twice: JS and wasm) and the files no scene
+    // names (held twice and parsed: five times their size). A mesh file a scene names is
+    // held (twice) and its meshes stored (page and worker) by the tiles that place it.
+    const meshCost = (plan.meshes ?? []).map(([t, v, bytes]) => 12 * (t + v) * 2 + 2 * bytes);
+    const base = 5 * plan.loose_bytes + datas.reduce((b, d, i) => b + (names[i].toLowerCase().endsWith(".json") ? 2 * d.byteLength : 0), 0);
     const entries = [];
     plan.scenes.forEach(([file, objects], f) => {
       objects.forEach((parts, index) => {
-        entries.push({ file, index, cost: perObject(parts), triangles: parts.reduce((t, p) => t + p[0], 0), box: plan.boxes?.[f]?.[index] ?? null });
+        entries.push({ file, index, own: perObject(parts), source: plan.sources?.[f]?.[index] ?? null, triangles: parts.reduce((t, p) => t + p[0], 0), box: plan.boxes?.[f]?.[index] ?? null });
       });
     });
-    const need = entries.reduce((b, e) => b + e.cost, base);
+    // For the split, each placement carries its share of its mesh file.
+    const uses = meshCost.map(() => 0);
+    for (const e of entries) if (e.source !== null) uses[e.source]++;
+    for (const e of entries) e.cost = e.own + (e.source !== null ? meshCost[e.source] / uses[e.source] : 0);
+    // What a set of placements needs: their own bytes and every mesh file they use, once.
+    const bytesOf = (ks) => {
+      const files = new Set(ks.map((k) => entries[k].source).filter((x) => x !== null));
+      return base + ks.reduce((b, k) => b + entries[k].own, 0) + [...files].reduce((b, i) => b + meshCost[i], 0);
+    };
+    const need = bytesOf(entries.map((_, k) => k));
     const triangles = entries.reduce((t, e) => t + e.triangles, 0);
     const budget = this._budget ?? WASM_BUDGET;
     this._plan = { need, base, triangles, budget };
@@ -1216,7 +1229,7 @@ export class LdiClashViewer extends HTMLElement {
       datas,
       index,
       count: tiles.length,
-      tiles: tiles.map((x) => ({ core: x.core.map(objectName), halo: x.halo.map(objectName), left_out: x.left_out.map(objectName), triangles: [...x.core, ...x.halo].reduce((n, k) => n + entries[k].triangles, 0), bytes: base + x.cost })),
+      tiles: tiles.map((x) => ({ core: x.core.map(objectName), halo: x.halo.map(objectName), left_out: x.left_out.map(objectName), triangles: [...x.core, ...x.halo].reduce((n, k) => n + entries[k].triangles, 0), bytes: bytesOf([...x.core, ...x.halo]) })),
       objects: entries.length,
       need,
       triangles,
@@ -1230,7 +1243,7 @@ export class LdiClashViewer extends HTMLElement {
       `This scene would need about ${size(need)} of WebAssembly memory ` +
       `(${tris(triangles)} placed triangles; the limit is 4 GiB, ${size(budget)} planned for): ` +
       `split into ${tiles.length} tiles of neighbouring objects that fit; loaded and checked tile ${index + 1} of ${tiles.length}: ` +
-      `${t.core.length} of ${entries.length} objects and ${t.halo.length} neighbours that meet them (${tris(tileTriangles)} triangles, about ${size(base + t.cost)}).${leftOut} ` +
+      `${t.core.length} of ${entries.length} objects and ${t.halo.length} neighbours that meet them (${tris(tileTriangles)} triangles, about ${size(bytesOf([...t.core, ...t.halo]))}).${leftOut} ` +
       `◀ ▶ below load the other tiles; “All tiles” checks every tile and merges the results.`;
     this._phase("parse", { state: "progress", warning: note });
     return { names: outNames, datas: out, triangles: tileTriangles, note };

@@ -393,6 +393,12 @@ pub struct LoadPlan {
     /// millimetres (`[min x, min y, min z, max x, max y, max z]`), `None` for an entry
     /// whose mesh could not be read; for [`tiles::plan_tiles`] when a scene does not fit.
     pub boxes: Vec<Vec<Option<[f64; 6]>>>,
+    /// Per scene file, per object in file order: the mesh file it places (an index into
+    /// `meshes`), `None` when it could not be read.
+    pub sources: Vec<Vec<Option<usize>>>,
+    /// The distinct mesh files the scene files use: `[triangles, vertices, bytes]` of each
+    /// (its distinct meshes, and the file's size), so that a tile counts only its own.
+    pub meshes: Vec<[u64; 3]>,
 }
 
 /// One part of a mesh file as [`plan_load`] places it: its mesh's box and its placement in
@@ -415,6 +421,7 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
     let mut parsed: HashMap<String, Vec<[u64; 2]>> = HashMap::new();
     // Per mesh file: each part's mesh box (file units) and placement, in millimetres.
     let mut part_boxes: HashMap<String, Vec<PartBox>> = HashMap::new();
+    let mut source_of: HashMap<String, usize> = HashMap::new();
     let mut used: Vec<&str> = Vec::new();
     let mm = Units::Millimetre;
     for sf in files.iter().filter(|f| extension(&f.name) == "json") {
@@ -425,6 +432,7 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
         let k_place = unit_factor(declared.or(mm), mm);
         let mut objects = Vec::with_capacity(file.objects.len());
         let mut boxes = Vec::with_capacity(file.objects.len());
+        let mut sources = Vec::with_capacity(file.objects.len());
         for e in &file.objects {
             let world_from_file = conjugate(&DMat4::from_cols_array(&e.world_from_object), k_place);
             let placed = |parts: Option<&Vec<PartBox>>| {
@@ -458,6 +466,7 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
             if let Some(parts) = parsed.get(&e.file) {
                 objects.push(parts.clone());
                 boxes.push(placed(part_boxes.get(&e.file)));
+                sources.push(source_of.get(&e.file).copied());
                 continue;
             }
             // A mesh embedded in the scene file (a saved session) or one of the files.
@@ -466,6 +475,7 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
                 Some((_, Err(_))) => {
                     objects.push(vec![[0, 0]]);
                     boxes.push(None);
+                    sources.push(None);
                     continue;
                 }
                 None => {
@@ -477,6 +487,7 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
                     let Some(f) = found else {
                         objects.push(vec![[0, 0]]);
                         boxes.push(None);
+                        sources.push(None);
                         continue;
                     };
                     used.push(f.name.as_str());
@@ -490,10 +501,15 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
             let parts = parsed.entry(key.clone()).or_insert_with(|| {
                 match mesh::load_assembly(&format_name, &bytes) {
                     Ok(a) => {
+                        let mut own = [0, 0, bytes.len() as u64];
                         for m in &a.meshes {
-                            plan.distinct[0] += m.triangles.len() as u64;
-                            plan.distinct[1] += m.positions.len() as u64;
+                            own[0] += m.triangles.len() as u64;
+                            own[1] += m.positions.len() as u64;
                         }
+                        plan.distinct[0] += own[0];
+                        plan.distinct[1] += own[1];
+                        source_of.insert(key.clone(), plan.meshes.len());
+                        plan.meshes.push(own);
                         // As `PreparedFile` converts: the file's unit, else the scene's.
                         let k = unit_factor(a.units.or(declared).or(mm), mm);
                         let mut placed = Vec::with_capacity(a.parts.len());
@@ -518,9 +534,11 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
             });
             objects.push(parts.clone());
             boxes.push(placed(part_boxes.get(&key)));
+            sources.push(source_of.get(&key).copied());
         }
         plan.scenes.push((sf.name.clone(), objects));
         plan.boxes.push(boxes);
+        plan.sources.push(sources);
     }
     plan.loose_bytes = files
         .iter()
@@ -1006,6 +1024,8 @@ mod tests {
         assert_eq!(plan.loose_bytes, files[2].bytes.len() as u64);
         let unit = Some([0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
         assert_eq!(plan.boxes, vec![vec![unit, unit, None]]);
+        assert_eq!(plan.sources, vec![vec![Some(0), Some(0), None]]);
+        assert_eq!(plan.meshes, vec![[12, 8, files[1].bytes.len() as u64]]);
     }
 
     #[test]
