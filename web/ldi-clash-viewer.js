@@ -1135,70 +1135,21 @@ export class LdiClashViewer extends HTMLElement {
    * review states, moves and results (another tile of the same files). Returns {names,
    * datas, triangles, note}. */
   _fitToMemory(names, datas, tile = 0, carry = false) {
-    let plan;
-    try {
-      plan = JSON.parse(this.wasm.plan_load(names, datas));
-    } catch {
-      return { names, datas, triangles: 0 };
-    }
-    const worldBytes = ([t, v]) => 12 * (t + v) + 400;
-    const perObject = (parts) => parts.reduce((b, p) => b + worldBytes(p) + CHECK_BYTES_PER_TRIANGLE * p[0], 0);
-    // What every tile holds: the scene files (twice: JS and wasm) and the files no scene
-    // names (held twice and parsed: five times their size). A mesh file a scene names is
-    // held (twice) and its meshes stored (page and worker) by the tiles that place it.
-    const meshCost = (plan.meshes ?? []).map(([t, v, bytes]) => 12 * (t + v) * 2 + 2 * bytes);
-    const base = 5 * plan.loose_bytes + datas.reduce((b, d, i) => b + (names[i].toLowerCase().endsWith(".json") ? 2 * d.byteLength : 0), 0);
-    const entries = [];
-    plan.scenes.forEach(([file, objects], f) => {
-      objects.forEach((parts, index) => {
-        entries.push({ file, index, own: perObject(parts), source: plan.sources?.[f]?.[index] ?? null, triangles: parts.reduce((t, p) => t + p[0], 0), box: plan.boxes?.[f]?.[index] ?? null });
-      });
-    });
-    // For the split, each placement carries its share of its mesh file.
-    const uses = meshCost.map(() => 0);
-    for (const e of entries) if (e.source !== null) uses[e.source]++;
-    for (const e of entries) e.cost = e.own + (e.source !== null ? meshCost[e.source] / uses[e.source] : 0);
-    // What a set of placements needs: their own bytes and every mesh file they use, once.
-    const bytesOf = (ks) => {
-      const files = new Set(ks.map((k) => entries[k].source).filter((x) => x !== null));
-      return base + ks.reduce((b, k) => b + entries[k].own, 0) + [...files].reduce((b, i) => b + meshCost[i], 0);
-    };
-    const need = bytesOf(entries.map((_, k) => k));
-    const triangles = entries.reduce((t, e) => t + e.triangles, 0);
     const budget = this._budget ?? WASM_BUDGET;
+    // Another tile of the same files reuses their plan and tiles (planning parses every
+    // distinct mesh), unless what the tiles were planned for changed.
+    const key = JSON.stringify([budget, this._clearance(), this._unit()]);
+    const layout = (carry && this._tiling?.layout?.key === key && this._tiling.layout) || this._planTiles(names, datas, budget, key);
+    if (!layout) return { names, datas, triangles: 0 };
+    const { entries, base, need, triangles, tiles, bytesOf } = layout;
     this._plan = { need, base, triangles, budget };
-    if (need <= budget) {
+    if (!tiles) {
       this._tiling = null;
       return { names, datas, triangles };
     }
-    // Tiles of neighbouring objects, each (with its neighbours) within what is left after
-    // the meshes and the files themselves.
-    const boxes = new Float64Array(6 * entries.length);
-    let lo = [Infinity, Infinity, Infinity];
-    let hi = [-Infinity, -Infinity, -Infinity];
-    entries.forEach((e, k) => {
-      const b = e.box ?? [0, 0, 0, 0, 0, 0];
-      boxes.set(b, 6 * k);
-      if (!e.box) return;
-      for (let a = 0; a < 3; a++) {
-        lo[a] = Math.min(lo[a], b[a]);
-        hi[a] = Math.max(hi[a], b[a + 3]);
-      }
-    });
-    const diagonal = Math.hypot(...hi.map((h, a) => (Number.isFinite(h - lo[a]) ? h - lo[a] : 0)));
-    // Boxes are in millimetres; pairs closer than the clearance meet too.
-    const mmPer = { "µm": 1e-3, mm: 1, cm: 10, m: 1000, in: 25.4, ft: 304.8 }[this._unit()] ?? 1;
-    const margin = (this._clearance() ?? 0) * mmPer * 1.01 + 1e-4 * diagonal;
-    let tiles;
-    try {
-      tiles = JSON.parse(this.wasm.plan_tiles(boxes, Float64Array.from(entries, (e) => e.cost), Math.max(1, budget - base), margin));
-    } catch (err) {
-      this._error(`Splitting the scene into tiles failed: ${err?.message ?? err}`);
-      tiles = [{ core: entries.map((_, k) => k), halo: [], left_out: [], cost: need - base }];
-    }
     const index = Math.max(0, Math.min(tiles.length - 1, Math.trunc(tile) || 0));
     const t = tiles[index];
-    const keep = new Map(plan.scenes.map(([file]) => [file, new Set()]));
+    const keep = new Map(layout.files.map((file) => [file, new Set()]));
     for (const k of [...t.core, ...t.halo]) keep.get(entries[k].file).add(entries[k].index);
     // The scene files cut to the tile's objects, and the mesh files only the objects left
     // out used dropped (a mesh file no scene names is loaded as an object of its own).
@@ -1219,17 +1170,14 @@ export class LdiClashViewer extends HTMLElement {
     const out = cut.filter((_, i) => !dropped(i));
     const size = (b) => (b >= GiB / 10 ? `${(b / GiB).toFixed(1)} GiB` : `${(b / 2 ** 20).toFixed(1)} MiB`);
     const tris = (n) => (n >= 1e5 ? `${(n / 1e6).toFixed(1)} M` : `${n}`);
-    const tileTriangles = [...t.core, ...t.halo].reduce((n, k) => n + entries[k].triangles, 0);
-    const objectName = (k) => {
-      const [, objects] = plan.scenes.find(([file]) => file === entries[k].file);
-      return { file: entries[k].file, index: entries[k].index, parts: objects[entries[k].index].length };
-    };
+    const shown = layout.described[index];
     this._tiling = {
       names,
       datas,
+      layout,
       index,
       count: tiles.length,
-      tiles: tiles.map((x) => ({ core: x.core.map(objectName), halo: x.halo.map(objectName), left_out: x.left_out.map(objectName), triangles: [...x.core, ...x.halo].reduce((n, k) => n + entries[k].triangles, 0), bytes: bytesOf([...x.core, ...x.halo]) })),
+      tiles: layout.described,
       objects: entries.length,
       need,
       triangles,
@@ -1243,10 +1191,79 @@ export class LdiClashViewer extends HTMLElement {
       `This scene would need about ${size(need)} of WebAssembly memory ` +
       `(${tris(triangles)} placed triangles; the limit is 4 GiB, ${size(budget)} planned for): ` +
       `split into ${tiles.length} tiles of neighbouring objects that fit; loaded and checked tile ${index + 1} of ${tiles.length}: ` +
-      `${t.core.length} of ${entries.length} objects and ${t.halo.length} neighbours that meet them (${tris(tileTriangles)} triangles, about ${size(bytesOf([...t.core, ...t.halo]))}).${leftOut} ` +
+      `${t.core.length} of ${entries.length} objects and ${t.halo.length} neighbours that meet them (${tris(shown.triangles)} triangles, about ${size(shown.bytes)}).${leftOut} ` +
       `◀ ▶ below load the other tiles; “All tiles” checks every tile and merges the results.`;
     this._phase("parse", { state: "progress", warning: note });
-    return { names: outNames, datas: out, triangles: tileTriangles, note };
+    return { names: outNames, datas: out, triangles: shown.triangles, note };
+  }
+
+  /** What `names`/`datas` place (wasm `plan_load`) and, when it needs more than `budget`
+   * bytes, its tiles (wasm `plan_tiles`): `{key, files, entries, base, need, triangles,
+   * bytesOf, tiles, described}` (`tiles` null when it fits), or null when it cannot be
+   * planned (the load then says what is wrong). */
+  _planTiles(names, datas, budget, key) {
+    let plan;
+    try {
+      plan = JSON.parse(this.wasm.plan_load(names, datas));
+    } catch {
+      return null;
+    }
+    const worldBytes = ([t, v]) => 12 * (t + v) + 400;
+    const perObject = (parts) => parts.reduce((b, p) => b + worldBytes(p) + CHECK_BYTES_PER_TRIANGLE * p[0], 0);
+    // What every tile holds: the scene files (twice: JS and wasm) and the files no scene
+    // names (held twice and parsed: five times their size). A mesh file a scene names is
+    // held (twice) and its meshes stored (page and worker) by the tiles that place it.
+    const meshCost = (plan.meshes ?? []).map(([t, v, bytes]) => 12 * (t + v) * 2 + 2 * bytes);
+    const base = 5 * plan.loose_bytes + datas.reduce((b, d, i) => b + (names[i].toLowerCase().endsWith(".json") ? 2 * d.byteLength : 0), 0);
+    const entries = [];
+    plan.scenes.forEach(([file, objects], f) => {
+      objects.forEach((parts, index) => {
+        entries.push({ file, index, parts: parts.length, own: perObject(parts), source: plan.sources?.[f]?.[index] ?? null, triangles: parts.reduce((t, p) => t + p[0], 0), box: plan.boxes?.[f]?.[index] ?? null });
+      });
+    });
+    // For the split, each placement carries its share of its mesh file.
+    const uses = meshCost.map(() => 0);
+    for (const e of entries) if (e.source !== null) uses[e.source]++;
+    for (const e of entries) e.cost = e.own + (e.source !== null ? meshCost[e.source] / uses[e.source] : 0);
+    // What a set of placements needs: their own bytes and every mesh file they use, once.
+    const bytesOf = (ks) => {
+      const files = new Set(ks.map((k) => entries[k].source).filter((x) => x !== null));
+      return base + ks.reduce((b, k) => b + entries[k].own, 0) + [...files].reduce((b, i) => b + meshCost[i], 0);
+    };
+    const need = bytesOf(entries.map((_, k) => k));
+    const triangles = entries.reduce((t, e) => t + e.triangles, 0);
+    const layout = { key, files: plan.scenes.map(([file]) => file), entries, base, need, triangles, bytesOf, tiles: null, described: null };
+    if (need <= budget) return layout;
+    // Tiles of neighbouring objects, each (with its neighbours) within what is left after
+    // the files every tile holds.
+    const boxes = new Float64Array(6 * entries.length);
+    const lo = [Infinity, Infinity, Infinity];
+    const hi = [-Infinity, -Infinity, -Infinity];
+    entries.forEach((e, k) => {
+      const b = e.box ?? [0, 0, 0, 0, 0, 0];
+      boxes.set(b, 6 * k);
+      if (!e.box) return;
+      for (let a = 0; a < 3; a++) {
+        lo[a] = Math.min(lo[a], b[a]);
+        hi[a] = Math.max(hi[a], b[a + 3]);
+      }
+    });
+    const diagonal = Math.hypot(...hi.map((h, a) => (Number.isFinite(h - lo[a]) ? h - lo[a] : 0)));
+    // Boxes are in millimetres; pairs closer than the clearance meet too.
+    const mmPer = { "µm": 1e-3, mm: 1, cm: 10, m: 1000, in: 25.4, ft: 304.8 }[this._unit()] ?? 1;
+    const margin = (this._clearance() ?? 0) * mmPer * 1.01 + 1e-4 * diagonal;
+    try {
+      layout.tiles = JSON.parse(this.wasm.plan_tiles(boxes, Float64Array.from(entries, (e) => e.cost), Math.max(1, budget - base), margin));
+    } catch (err) {
+      this._error(`Splitting the scene into tiles failed: ${err?.message ?? err}`);
+      layout.tiles = [{ core: entries.map((_, k) => k), halo: [], left_out: [], cost: need - base }];
+    }
+    const objectName = (k) => ({ file: entries[k].file, index: entries[k].index, parts: entries[k].parts });
+    layout.described = layout.tiles.map((x) => {
+      const all = [...x.core, ...x.halo];
+      return { core: x.core.map(objectName), halo: x.halo.map(objectName), left_out: x.left_out.map(objectName), triangles: all.reduce((n, k) => n + entries[k].triangles, 0), bytes: bytesOf(all) };
+    });
+    return layout;
   }
 
   /** A load or check phase (fetch | parse | upload | check): the phase box, a `phase` event. */
