@@ -168,6 +168,16 @@ async function pageRun(browser, url, base, backend) {
           const onClash = (e) => seen.push(e.detail);
           v.addEventListener("clash", onClash);
           const lastReal = () => seen.filter((x) => !x.reused).pop()?.timings_ms ?? {};
+          // When the CPU worker's results were listed (before the red edges; none on WebGPU).
+          const resultsAt = [];
+          const onPhase = (e) => {
+            if (e.detail.state === "results") resultsAt.push(performance.now());
+          };
+          v.addEventListener("phase", onPhase);
+          const shownIn = (a, b) => {
+            const t = resultsAt.filter((x) => x >= a && x <= b).pop();
+            return t === undefined ? null : t - a;
+          };
           const t0 = performance.now();
           await v.load(files);
           const t1 = performance.now();
@@ -188,10 +198,13 @@ async function pageRun(browser, url, base, backend) {
           const again = await v.check();
           const t4 = performance.now();
           v.removeEventListener("clash", onClash);
+          v.removeEventListener("phase", onPhase);
           return {
             load: t1 - t0,
             first: t2 - t1,
             recheck: t4 - t3,
+            firstResults: shownIn(t1, t2),
+            recheckResults: shownIn(t3, t4),
             backend: first.backend,
             threads: first.threads ?? null,
             pairs: first.pairs.length,
@@ -215,6 +228,8 @@ async function pageRun(browser, url, base, backend) {
     load: pick("load"),
     first: pick("first"),
     recheck: pick("recheck"),
+    firstResults: runs.some((x) => x.firstResults === null) ? null : pick("firstResults"),
+    recheckResults: runs.some((x) => x.recheckResults === null) ? null : pick("recheckResults"),
     backend: runs[0].backend,
     threads: runs[0].threads,
     pairs: runs[0].pairs,
@@ -289,16 +304,19 @@ async function main() {
       version = three.version;
       const threeFirst = three.build + three.query;
       const gpuCell = gpu ? `${ms(gpu.load)} / ${ms(gpu.first)} / ${ms(gpu.recheck)} (${gpu.backend})` : "not run";
+      const shown = (x) => (x === null ? "–" : ms(x));
+      const ratio = (x) => (x === null ? "–" : `${(x / n.check).toFixed(1)}×`);
       rows.push(
-        `| ${job.name} | ${n.triangles} | ${ms(n.check)} (load ${ms(n.load)}) | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.first / n.check).toFixed(1)}× | ${ms(par.load)} / ${ms(par.first)} / ${ms(par.recheck)} | ${(cpu.first / par.first).toFixed(2)}× | ${(par.first / n.check).toFixed(1)}× | ${gpuCell} | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(par.first / threeFirst).toFixed(2)}× | ${(par.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${cpu.pairs} / ${par.pairs} / ${n.pairs} / ${three.hits} |`,
+        `| ${job.name} | ${n.triangles} | ${ms(n.check)} (load ${ms(n.load)}) | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.first / n.check).toFixed(1)}× | ${ms(par.load)} / ${ms(par.first)} / ${ms(par.recheck)} | ${(cpu.first / par.first).toFixed(2)}× | ${(par.first / n.check).toFixed(1)}× | ${shown(cpu.firstResults)} / ${shown(cpu.recheckResults)} · ${shown(par.firstResults)} / ${shown(par.recheckResults)} | ${ratio(cpu.firstResults)} / ${ratio(par.firstResults)} | ${gpuCell} | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(par.first / threeFirst).toFixed(2)}× | ${(par.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${cpu.pairs} / ${par.pairs} / ${n.pairs} / ${three.hits} |`,
       );
       for (const [what, t] of [["first", cpu.phasesFirst], ["re-check", cpu.phasesAgain]]) {
         const g = (k) => t[k] ?? 0;
         const transit = g("to_worker") + g("to_page");
-        const worker = g("worker_place") + g("worker_check") + g("worker_segments_out") - g("total") - g("segments") - g("annotate");
+        // (worker_check is the engine and the report JSON; the segments follow it.)
+        const worker = g("worker_place") + g("worker_check") + g("worker_segments_out") - g("total") - g("annotate");
         const pageSide = g("page_transforms") + g("page_review") + g("page_apply") + g("page_parse") + g("page_results_list") + g("page_draw");
         phaseRows.push(
-          `| ${job.name} | ${what} | ${ms(g("total"))} | ${ms(g("segments"))} | ${ms(g("annotate"))} | ${ms(worker)} | ${ms(transit)} | ${ms(g("page_review"))} / ${ms(g("page_apply"))} / ${ms(g("page_parse"))} | ${ms(g("page_results_list"))} / ${ms(g("page_draw"))} | ${ms(pageSide)} | ${ms(g("round_trip"))} |`,
+          `| ${job.name} | ${what} | ${ms(g("total"))} | ${ms(g("segments"))} | ${ms(g("annotate"))} | ${ms(worker)} | ${ms(transit)} | ${ms(g("page_review"))} / ${ms(g("page_apply"))} / ${ms(g("page_parse"))} | ${ms(g("page_results_list"))} / ${ms(g("page_draw"))} | ${ms(pageSide)} | ${ms(g("page_results"))} | ${ms(g("round_trip"))} |`,
         );
       }
       console.error(`ok   - ${job.name}`);
@@ -311,14 +329,14 @@ async function main() {
   }
   console.log(`ldiclash page (headless Chromium, ${RUNS} run(s), medians, ms) vs native one thread vs three-mesh-bvh ${version}`);
   console.log("");
-  console.log(`| scene | triangles | native check, 1 thread | page CPU worker, 1 thread: load / first check / re-check | page CPU 1 thread first / native | page CPU worker, ${threads} threads (isolated): load / first / re-check | first check: 1 thread / ${threads} threads | page CPU ${threads} threads first / native | page WebGPU (SwiftShader): load / first / re-check | three-mesh-bvh: build + query / re-query | page CPU ${threads} threads first / three build + query | page CPU ${threads} threads re-check / three re-query | pairs page 1 thread / ${threads} threads / native / three |`);
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log(`| scene | triangles | native check, 1 thread | page CPU worker, 1 thread: load / first check / re-check | page CPU 1 thread first / native | page CPU worker, ${threads} threads (isolated): load / first / re-check | first check: 1 thread / ${threads} threads | page CPU ${threads} threads first / native | results listed (before the red edges), 1 thread: first / re-check · ${threads} threads: first / re-check | first results / native: 1 thread / ${threads} threads | page WebGPU (SwiftShader): load / first / re-check | three-mesh-bvh: build + query / re-query | page CPU ${threads} threads first / three build + query | page CPU ${threads} threads re-check / three re-query | pairs page 1 thread / ${threads} threads / native / three |`);
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) console.log(r);
   console.log("");
   console.log("Where the page CPU worker's check goes (one thread, no isolation; report timings_ms, medians, ms; the check load() or setTransform() started, which check() shared):");
   console.log("");
-  console.log("| scene | check | engine | segments | annotate | worker other (wasm boundary, report JSON) | transit (to worker + back) | page: review / apply / parse | page: results list / draw | page in all | round trip |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("| scene | check | engine | segments | annotate | worker other (wasm boundary, report JSON) | transit (to worker + back) | page: review / apply / parse | page: results list / draw | page in all | results listed | round trip |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of phaseRows) console.log(r);
 }
 

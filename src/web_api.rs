@@ -206,6 +206,9 @@ pub struct CheckWorker {
     segments: Segments,
     checker: Option<crate::check::Checker>,
     segment_cache: SegmentCache,
+    /// The report of the last [`CheckWorker::check_report`], whose segments
+    /// [`CheckWorker::segments`] computes.
+    last: Option<crate::report::Report>,
 }
 
 #[wasm_bindgen]
@@ -259,7 +262,7 @@ impl CheckWorker {
 
     /// Run a check (settings JSON as in [`CheckSettings`]); the report JSON (the CLI schema).
     /// The intersection segments are then in [`Self::pair_segments`] and
-    /// [`Self::self_segments`].
+    /// [`Self::self_segments`]: [`Self::check_report`] and [`Self::segments`] in one call.
     /// `progress(done, total, phase)` is called as the check goes: `phase` is `pairs` (an LDI
     /// and its analyses per overlapping pair), `self` (per closed object) or `segments` (the
     /// exact intersection segments drawn), at most every 50 ms within a phase.
@@ -268,10 +271,37 @@ impl CheckWorker {
         settings: &str,
         progress: Option<js_sys::Function>,
     ) -> Result<String, JsError> {
+        let mut p = JsProgress::new(progress);
+        self.run_check(settings, &mut p)?;
+        self.run_segments(&mut p);
+        to_json(&self.last)
+    }
+
+    /// The check of [`Self::check`] without the intersection segments: the report JSON, with
+    /// the results a page can show at once; [`Self::segments`] then computes the segments
+    /// (issue 15: the results list does not wait for the red edges).
+    pub fn check_report(
+        &mut self,
+        settings: &str,
+        progress: Option<js_sys::Function>,
+    ) -> Result<String, JsError> {
+        self.run_check(settings, &mut JsProgress::new(progress))?;
+        to_json(&self.last)
+    }
+
+    /// The exact intersection segments of the last [`Self::check_report`]'s pairs and
+    /// self-collisions (then in [`Self::pair_segments`] and [`Self::self_segments`]);
+    /// returns the milliseconds they took (the report's `timings_ms.segments`). `progress`
+    /// as in [`Self::check`], phase `segments`.
+    pub fn segments(&mut self, progress: Option<js_sys::Function>) -> f64 {
+        self.run_segments(&mut JsProgress::new(progress))
+    }
+
+    fn run_check(&mut self, settings: &str, p: &mut JsProgress) -> Result<(), JsError> {
         let opts = CheckSettings::from_json(settings)
             .and_then(|s| s.options())
             .map_err(|e| JsError::new(&e))?;
-        let mut p = JsProgress::new(progress);
+        self.last = None;
         // A Checker remembers coarse maps and answers per object version: after a move only
         // what involves the moved part is checked again (new settings start afresh).
         let checker = match &mut self.checker {
@@ -283,18 +313,36 @@ impl CheckWorker {
             .map_err(js_err)?;
         let t = crate::clock::now_ms();
         annotate_report(&self.session.scene, &self.session.units(), &mut report);
+        // The page's phases around the engine's (issue 15): naming the parts.
+        report
+            .timings_ms
+            .insert("annotate".into(), crate::clock::now_ms() - t);
+        self.last = Some(report);
+        Ok(())
+    }
+
+    /// The exact intersection segments drawn as red edges, of the last report (none without
+    /// one); their milliseconds, also put into that report's `timings_ms.segments`.
+    fn run_segments(&mut self, p: &mut JsProgress) -> f64 {
+        let Some(report) = &mut self.last else {
+            self.segments = Segments::default();
+            return 0.0;
+        };
         let ts = crate::clock::now_ms();
-        self.segments =
-            self.segment_cache
-                .segments(&self.session.scene, &report, &mut |d, t, w| {
-                    p.report(d, t, w)
-                });
-        let te = crate::clock::now_ms();
-        // The page's phases around the engine's (issue 15): naming the parts, and the exact
-        // intersection segments drawn as red edges.
-        report.timings_ms.insert("annotate".into(), ts - t);
-        report.timings_ms.insert("segments".into(), te - ts);
-        to_json(&report)
+        self.segments = self
+            .segment_cache
+            .segments(&self.session.scene, report, &mut |d, t, w| {
+                p.report(d, t, w)
+            });
+        let ms = crate::clock::now_ms() - ts;
+        report.timings_ms.insert("segments".into(), ms);
+        ms
+    }
+
+    /// The last check's report JSON (with `timings_ms.segments` once [`Self::segments`] ran);
+    /// `null` before a check or after one that failed.
+    pub fn last_report(&self) -> Result<String, JsError> {
+        to_json(&self.last)
     }
 
     /// Segments where objects cross, flattened.

@@ -5,14 +5,23 @@
 //   {id, op: "clear"}                        -> {id, ok}
 //   {id, op: "units", scene, default}        -> {id, ok}   (as the viewer's set_units)
 //   {id, op: "memory"}                       -> {id, ok, bytes} (this wasm instance's memory)
-//   {id, op: "check", names, matrices, settings, sent}  (sent: performance.timeOrigin + now())
+//   {id, op: "check", names, matrices, settings, sent, early}  (sent: performance.timeOrigin
+//                                               + now())
 //                                            -> {id, progress: {done, total, what}} (several;
 //                                               what: pairs | self | segments)
+//                                            -> with `early`: {id, early: true, report,
+//                                               phases: {sent, received, posted, place, check}}
+//                                               as soon as the report is ready, before the
+//                                               intersection segments (the page shows the
+//                                               results while they are computed)
 //                                            -> {id, ok, report, pairs, selves, ms, phases, bytes}
 //                                               phases: {sent (the message's), received, posted}
 //                                               (clock readings,
 //                                               performance.timeOrigin + now()) and {place,
-//                                               check, segments_out} (ms); bytes: as "memory"
+//                                               check, segments, segments_out} (ms); bytes: as
+//                                               "memory"; after an early message `report` is
+//                                               null (the early one's, with timings_ms.segments
+//                                               = phases.segments)
 //   {id, op: "test:exhaust-memory"}          -> (test hook) a fatal failure: out of memory
 //   failure                                  -> {id, ok: false, error, fatal}
 //     fatal: the wasm trapped (a Rust panic or abort, such as running out of memory); this
@@ -159,19 +168,26 @@ self.onmessage = async (event) => {
         const t0 = performance.now();
         worker.set_transforms(msg.names, msg.matrices);
         const t1 = performance.now();
-        const report = worker.check(msg.settings, (done, total, what) =>
-          self.postMessage({ id: msg.id, progress: { done, total, what } }),
-        );
+        const progress = (done, total, what) => self.postMessage({ id: msg.id, progress: { done, total, what } });
+        let report = worker.check_report(msg.settings, progress);
         const t2 = performance.now();
-        const pairs = worker.pair_segments();
-        const selves = worker.self_segments();
-        const t3 = performance.now();
         // Phases (ms) and clock readings (performance.timeOrigin + now(), comparable across
         // the page and this worker) for the page's timings.
         const at = (t) => performance.timeOrigin + t;
-        const phases = { sent: msg.sent, received: at(t0), place: t1 - t0, check: t2 - t1, segments_out: t3 - t2, posted: at(performance.now()) };
+        if (msg.early) {
+          self.postMessage({ id: msg.id, early: true, report, phases: { sent: msg.sent, received: at(t0), place: t1 - t0, check: t2 - t1, posted: at(performance.now()) } });
+        }
+        const t3 = performance.now();
+        const segments = worker.segments(progress);
+        if (msg.early) report = null;
+        else report = worker.last_report();
+        const t4 = performance.now();
+        const pairs = worker.pair_segments();
+        const selves = worker.self_segments();
+        const t5 = performance.now();
+        const phases = { sent: msg.sent, received: at(t0), place: t1 - t0, check: t2 - t1, segments, early_out: t3 - t2, segments_out: t5 - t4, posted: at(performance.now()) };
         self.postMessage(
-          { id: msg.id, ok: true, report, pairs, selves, ms: t3 - t0, phases, bytes: wasm.memory_bytes() },
+          { id: msg.id, ok: true, report, pairs, selves, ms: t5 - t0, phases, bytes: wasm.memory_bytes() },
           [pairs.buffer, selves.buffer],
         );
         break;

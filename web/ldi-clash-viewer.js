@@ -225,6 +225,10 @@ class CheckClient {
       const p = this.pending.get(d.id);
       if (!p) return;
       if (d.progress) return this.onProgress?.(d.progress);
+      if (d.early) {
+        d.arrived = performance.timeOrigin + performance.now();
+        return p.onEarly?.(d);
+      }
       this.pending.delete(d.id);
       d.arrived = performance.timeOrigin + performance.now();
       if (d.ok) p.resolve(d);
@@ -297,10 +301,11 @@ class CheckClient {
     return this.worker !== null;
   }
 
-  call(msg, transfer = []) {
+  /** Send `msg`; resolves with the reply. `onEarly(reply)`: a reply marked `early` before it. */
+  call(msg, transfer = [], onEarly = null) {
     const id = ++this.seq;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, onEarly });
       this.worker.postMessage({ ...msg, id }, transfer);
     });
   }
@@ -349,7 +354,11 @@ class CheckClient {
     await this.call({ op: "clear" });
   }
 
-  async check(names, matrices, settings) {
+  /** A check: `{report, pairs, selves, phases?, bytes?}`. `onEarly({report})`, when given, is
+   * called with the report as soon as it is ready, before the intersection segments are
+   * computed; the answer's `report` is then null (the early one, its segments' milliseconds
+   * in `phases.segments`). */
+  async check(names, matrices, settings, onEarly = null) {
     if (!this.worker) {
       if (!this.inline) {
         // The worker died after loads: rebuild its state here.
@@ -357,10 +366,18 @@ class CheckClient {
         for (const h of this.history) this._applyInline(h);
       }
       this.inline.set_transforms(names, matrices);
-      const report = this.inline.check(settings, (done, total, what) => this.onProgress?.({ done, total, what }));
-      return { report, pairs: this.inline.pair_segments(), selves: this.inline.self_segments() };
+      const progress = (done, total, what) => this.onProgress?.({ done, total, what });
+      const report = this.inline.check_report(settings, progress);
+      onEarly?.({ report });
+      const segments = this.inline.segments(progress);
+      return {
+        report: onEarly ? null : this.inline.last_report(),
+        pairs: this.inline.pair_segments(),
+        selves: this.inline.self_segments(),
+        phases: { segments },
+      };
     }
-    return this.call({ op: "check", names, matrices, settings, sent: performance.timeOrigin + performance.now() });
+    return this.call({ op: "check", names, matrices, settings, sent: performance.timeOrigin + performance.now(), early: !!onEarly }, [], onEarly);
   }
 
   /** Test hook: end the worker from outside, as the browser would kill it. */
@@ -586,7 +603,7 @@ const HTML = `
 
 /** The page's phases of a check, in order, as they appear in the report's `timings_ms` and
  * the panel (ms). */
-const PAGE_PHASES = ["load_read", "load_plan", "load_post", "load_view", "load_upload", "load_worker", "load", "page_transforms", "to_worker", "worker_place", "worker_check", "worker_segments_out", "to_page", "page_gpu_job", "page_gpu_check", "page_check", "page_review", "page_apply", "page_parse", "page_results_list", "page_draw", "round_trip"];
+const PAGE_PHASES = ["load_read", "load_plan", "load_post", "load_view", "load_upload", "load_worker", "load", "page_transforms", "to_worker", "worker_place", "worker_check", "to_page_early", "worker_segments", "worker_segments_out", "to_page", "page_gpu_job", "page_gpu_check", "page_check", "page_review", "page_apply", "page_parse", "page_results_list", "page_draw", "page_results", "round_trip"];
 const PAGE_PHASE_WORDS = {
   load_read: "last load: files read",
   load_plan: "last load: planned (memory)",
@@ -598,7 +615,9 @@ const PAGE_PHASE_WORDS = {
   page_transforms: "placements read",
   to_worker: "to the worker",
   worker_place: "worker: placing",
-  worker_check: "worker: check (wasm, with segments and report JSON)",
+  worker_check: "worker: check (wasm, with the report JSON)",
+  to_page_early: "results back to the page",
+  worker_segments: "worker: intersection segments",
   worker_segments_out: "worker: segments out",
   to_page: "back to the page",
   page_gpu_job: "WebGPU job (scene copy)",
@@ -609,6 +628,7 @@ const PAGE_PHASE_WORDS = {
   page_parse: "report parsed",
   page_results_list: "results list",
   page_draw: "drawing",
+  page_results: "results shown (before the red edges)",
   round_trip: "whole check",
 };
 
@@ -2137,6 +2157,8 @@ export class LdiClashViewer extends HTMLElement {
       if (lost) this._gpuLost(lost);
       // The engine's answer: {report (JSON, before the review), pairs, selves} (segments).
       let raw = null;
+      // The results shown before the segments came (`_showEarly`), or null.
+      let shown = null;
       let reused = false;
       if (this._raw && state && LdiClashViewer._sameState(this._raw.state, state)) {
         // Nothing it depends on changed since the last check: its answer again (the review
@@ -2168,8 +2190,26 @@ export class LdiClashViewer extends HTMLElement {
         // The placements were read for `state` a moment ago (no await since).
         const [names, matrices] = state ? [state.names, state.matrices] : this.viewer.transforms();
         lap("page_transforms");
-        const r = await this.checker.check(names, matrices, settings);
+        // The results as soon as the worker has the report; the red edges when the
+        // intersection segments follow (issue 15: on a hall they take a third of the check).
+        let earlyFailed = null;
+        const r = await this.checker.check(names, matrices, settings, (e) => {
+          if (gen !== this._sceneGen) return;
+          try {
+            tp = performance.now();
+            shown = this._showEarly(e.report, lap, t0);
+            if (e.phases && e.arrived) {
+              Object.assign(page, {
+                to_worker: Math.max(0, e.phases.received - e.phases.sent),
+                to_page_early: Math.max(0, e.arrived - e.phases.posted),
+              });
+            }
+          } catch (err) {
+            earlyFailed = err;
+          }
+        });
         if (gen !== this._sceneGen) return null;
+        if (earlyFailed) throw earlyFailed;
         workerBytes = r.bytes ?? 0;
         const ph = r.phases;
         if (ph && r.arrived) {
@@ -2178,21 +2218,32 @@ export class LdiClashViewer extends HTMLElement {
             to_worker: Math.max(0, ph.received - ph.sent),
             worker_place: ph.place,
             worker_check: ph.check,
+            worker_segments: ph.segments,
             worker_segments_out: ph.segments_out,
             to_page: Math.max(0, r.arrived - ph.posted),
           });
         }
         tp = performance.now();
-        raw = { report: r.report, pairs: r.pairs, selves: r.selves };
+        raw = { report: r.report ?? shown?.raw ?? null, pairs: r.pairs, selves: r.selves, segmentsMs: r.phases?.segments };
+        if (raw.report === null) throw new Error("the check worker sent no report");
       }
       this._raw = state && raw.pairs ? { ...raw, state } : null;
-      result = { report: this._reviewed(raw.report) };
-      lap("page_review");
-      // (check_cpu hands its result to the view itself.)
-      if (raw.pairs) this.viewer.apply_result(result.report, raw.pairs, raw.selves);
-      lap("page_apply");
-      const report = JSON.parse(result.report);
-      lap("page_parse");
+      let report;
+      if (shown) {
+        // Reviewed and listed already: the edges join the tints.
+        result = { report: shown.reviewed };
+        this.viewer.apply_result(result.report, raw.pairs, raw.selves);
+        lap("page_apply");
+        report = shown.report;
+      } else {
+        result = { report: this._reviewed(raw.report) };
+        lap("page_review");
+        // (check_cpu hands its result to the view itself.)
+        if (raw.pairs) this.viewer.apply_result(result.report, raw.pairs, raw.selves);
+        lap("page_apply");
+        report = JSON.parse(result.report);
+        lap("page_parse");
+      }
       this._report = report;
       this._lastMs = performance.now() - t0;
       this._firstCheck = false;
@@ -2202,7 +2253,8 @@ export class LdiClashViewer extends HTMLElement {
       this._redraw();
       lap("page_draw");
       page.round_trip = performance.now() - t0;
-      report.timings_ms = { ...(report.timings_ms ?? {}), ...page, ...(this._loadTimings ?? {}) };
+      const segments = raw.segmentsMs === undefined || report.timings_ms?.segments !== undefined ? {} : { segments: raw.segmentsMs };
+      report.timings_ms = { ...(report.timings_ms ?? {}), ...segments, ...page, ...(this._loadTimings ?? {}) };
       if (reused) report.reused = true;
       this._renderTimings();
       this._phase("check", { state: "end", ms: this._lastMs, bytes: Math.max(workerBytes, await this._memory()) });
@@ -2223,6 +2275,27 @@ export class LdiClashViewer extends HTMLElement {
       this._progress(null);
       this._renderResults();
     }
+  }
+
+  /** The engine's report `raw` (JSON) of a check under way, before its intersection
+   * segments: reviewed, tinted and listed at once (the old edges stay until the new ones
+   * come). `lap(name)` records the page's phases; `t0` is when the check began. */
+  _showEarly(raw, lap, t0) {
+    const reviewed = this._reviewed(raw);
+    lap("page_review");
+    this.viewer.set_reviewed_report(reviewed);
+    lap("page_apply");
+    const report = JSON.parse(reviewed);
+    lap("page_parse");
+    this._report = report;
+    this._renderResults();
+    lap("page_results_list");
+    this._redraw();
+    lap("page_draw");
+    const ms = performance.now() - t0;
+    if (this._report.timings_ms) this._report.timings_ms.page_results = ms;
+    this._emit("phase", { phase: "check", state: "results", ms, pairs: report.pairs.length, self: report.self.length });
+    return { raw, reviewed, report, ms };
   }
 
   /** Who runs checks now, in words (`long`: with why the worker has only one thread). */

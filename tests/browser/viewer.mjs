@@ -438,13 +438,24 @@ const webgpuTests = [
     },
   },
   {
-    name: "a check's page phases are in the report's timings_ms and the panel (worker and WebGPU)",
+    name: "a check's page phases are in the report's timings_ms and the panel (worker and WebGPU); the worker's results are listed before the red edges",
     async run(browser) {
       const { page, problems } = await openPage(browser, "/?scene=data/kuka_folded/scene.json");
       const r = await page.evaluate(async () => {
         const v = document.querySelector("ldi-clash-viewer");
         await v.check();
         const seen = [];
+        // In order: the results shown (with the list's clash rows then), the segments'
+        // progress, the clash event.
+        const order = [];
+        const rows = () => v.shadowRoot.querySelectorAll('[data-out="results"] li:not(.muted)').length;
+        v.addEventListener("phase", (e) => {
+          if (e.detail.state === "results") order.push({ what: "results", pairs: e.detail.pairs, rows: rows(), ms: e.detail.ms });
+        });
+        v.addEventListener("progress", (e) => {
+          if (e.detail.phase === "segments") order.push({ what: "segments" });
+        });
+        v.addEventListener("clash", (e) => order.push({ what: "clash", backend: e.detail.backend, reused: !!e.detail.reused, pairs: e.detail.pairs.length }));
         v.addEventListener("clash", (e) => seen.push(e.detail));
         // A move starts a check; check() right after it takes that check's answer again.
         const nudge = () => {
@@ -459,27 +470,46 @@ const webgpuTests = [
         const cpuLast = await nudge();
         const panel = v.shadowRoot.querySelector('[data-out="timings"]').textContent;
         const pick = (backend) => seen.find((x) => x.backend === backend && !x.reused)?.timings_ms ?? {};
-        return { cpu: pick("cpu"), gpu: pick("gpu"), reused: [gpuLast.reused, cpuLast.reused], last: cpuLast.timings_ms, panel };
+        return { cpu: pick("cpu"), gpu: pick("gpu"), reused: [gpuLast.reused, cpuLast.reused], last: cpuLast.timings_ms, panel, order };
       });
+      // The CPU worker's check: results (every pair listed) before the segments are computed
+      // and before the clash event; WebGPU has no early results.
+      const cpuAt = r.order.findIndex((e) => e.what === "clash" && e.backend === "cpu" && !e.reused);
+      const early = r.order.slice(0, cpuAt).filter((e) => e.what === "results");
+      const gpuAt = r.order.findIndex((e) => e.what === "clash" && e.backend === "gpu" && !e.reused);
+      if (cpuAt < 0 || gpuAt < 0 || gpuAt > cpuAt) throw new Error(`events: ${JSON.stringify(r.order)}`);
+      if (early.length !== 1) throw new Error(`one results event before the CPU check's clash event, got ${JSON.stringify(r.order)}`);
+      const res = r.order.indexOf(early[0]);
+      if (res <= gpuAt) throw new Error(`the WebGPU check showed early results: ${JSON.stringify(r.order)}`);
+      const segs = r.order.slice(res + 1, cpuAt).filter((e) => e.what === "segments").length;
+      if (segs === 0) throw new Error(`no segments progress between the results and the clash event: ${JSON.stringify(r.order)}`);
+      const final = r.order[cpuAt];
+      if (early[0].pairs !== final.pairs || early[0].pairs !== 9 || early[0].rows < early[0].pairs) {
+        throw new Error(`early results: ${JSON.stringify(early[0])}, final pairs ${final.pairs} (9 expected, each a row)`);
+      }
+      if (!(r.cpu.page_results > 0 && r.cpu.page_results <= r.cpu.round_trip)) throw new Error(`page_results ${r.cpu.page_results} of round trip ${r.cpu.round_trip}`);
       if (JSON.stringify(r.reused) !== "[true,true]") throw new Error(`check() after a move's check: reused ${JSON.stringify(r.reused)}`);
       if ("worker_check" in r.last || !("page_review" in r.last)) throw new Error(`a reused answer's timings: ${JSON.stringify(r.last)}`);
       const need = (t, keys, what) => {
         for (const k of keys) if (!(typeof t[k] === "number" && t[k] >= 0)) throw new Error(`${what}: timings_ms.${k} = ${t[k]} (${JSON.stringify(t)})`);
       };
-      need(r.cpu, ["total", "segments", "annotate", "page_transforms", "to_worker", "worker_place", "worker_check", "worker_segments_out", "to_page", "page_review", "page_apply", "page_parse", "page_results_list", "page_draw", "round_trip"], "CPU worker");
+      need(r.cpu, ["total", "segments", "annotate", "page_transforms", "to_worker", "worker_place", "worker_check", "to_page_early", "worker_segments", "worker_segments_out", "to_page", "page_review", "page_apply", "page_parse", "page_results_list", "page_draw", "page_results", "round_trip"], "CPU worker");
       need(r.gpu, ["total", "segments", "page_gpu_job", "page_gpu_check", "page_review", "page_apply", "page_draw", "round_trip"], "WebGPU");
-      // The parts lie within the whole, and the engine's check within the worker's.
+      // The worker's steps lie within the whole (the page shows the results while the worker
+      // computes the segments), and the engine's check within the worker's.
       const t = r.cpu;
-      const parts = t.page_transforms + t.to_worker + t.worker_place + t.worker_check + t.worker_segments_out + t.to_page + t.page_review + t.page_apply + t.page_parse + t.page_results_list + t.page_draw;
+      const parts = t.page_transforms + t.to_worker + t.worker_place + t.worker_check + t.worker_segments + t.worker_segments_out + t.to_page;
       if (parts > t.round_trip + 1) throw new Error(`phases sum to ${parts} ms, more than the round trip ${t.round_trip} ms`);
-      if (t.total + t.segments > t.worker_check + 0.5) throw new Error(`engine ${t.total} + segments ${t.segments} ms > the worker's check ${t.worker_check} ms`);
+      if (t.page_results + 1 < t.to_worker + t.worker_place + t.worker_check) throw new Error(`results shown at ${t.page_results} ms, before the worker's check was done`);
+      if (t.total + t.annotate > t.worker_check + 0.5) throw new Error(`engine ${t.total} + annotate ${t.annotate} ms > the worker's check ${t.worker_check} ms`);
+      if (Math.abs(t.segments - t.worker_segments) > 1e-9) throw new Error(`segments ${t.segments} ms, the worker's ${t.worker_segments} ms`);
       // The panel shows the last report (a reused answer: the page's phases, and the load's).
       for (const w of ["in the page:", "clash review:", "whole check:", "last load: in all:"]) {
         if (!r.panel.includes(w)) throw new Error(`panel lacks "${w}": ${r.panel}`);
       }
       if (problems.length) throw new Error(problems.join("\n"));
       const f = (x) => x.toFixed(1);
-      console.log(`       CPU worker: round trip ${f(t.round_trip)} ms = engine ${f(t.total)} + segments ${f(t.segments)} + transit ${f(t.to_worker + t.to_page)} + page ${f(t.page_review + t.page_apply + t.page_parse + t.page_results_list + t.page_draw)} + …; WebGPU: ${f(r.gpu.round_trip)} ms`);
+      console.log(`       CPU worker: results shown at ${f(t.page_results)} ms, round trip ${f(t.round_trip)} ms = engine ${f(t.total)} + segments ${f(t.segments)} + transit ${f(t.to_worker + t.to_page)} + page ${f(t.page_review + t.page_apply + t.page_parse + t.page_results_list + t.page_draw)} (some while the segments are computed) + …; WebGPU: ${f(r.gpu.round_trip)} ms`);
       await page.close();
     },
   },
