@@ -220,6 +220,36 @@ fn thin_touching_nested_and_tiny_parts_are_not_lost() {
         assert_eq!(kinds(&r).first().copied(), expect, "hover {gap} px");
     }
 
+    // The same across x and across y, the faces on either side of a coarse column boundary
+    // (x = 1 is one: cells are powers of two): only the margin in x (y) brings the two
+    // occupancies into one column. Subdivided: triangles smaller than a cell take the shell's
+    // other path.
+    let swap = |v: Vec3, yx: bool| if yx { Vec3::new(v.y, v.x, v.z) } else { v };
+    for yx in [false, true] {
+        for (gap, expect) in [(0.3, Some("touch")), (6.0, None)] {
+            let g = (gap * 0.8 / 256.0) as f32;
+            let a = cuboid(
+                swap(Vec3::new(-g / 2.0, 0.0, 0.0), yx),
+                swap(Vec3::new(1.0 - g / 2.0, 1.0, 1.0), yx),
+            )
+            .subdivided(6);
+            let beside = join(
+                cuboid(
+                    swap(Vec3::new(1.0 + g / 2.0, 0.2, 0.2), yx),
+                    swap(Vec3::new(1.5, 0.8, 0.8), yx),
+                ),
+                cuboid(
+                    swap(Vec3::new(0.2, 0.2, 1.2), yx),
+                    swap(Vec3::new(1.5, 0.8, 1.5), yx),
+                ),
+            )
+            .subdivided(5);
+            let what = format!("beside {gap} px, {}", if yx { "y" } else { "x" });
+            let r = same_as_boxes(&what, &placed(vec![(a, id), (beside, id)]), &opts);
+            assert_eq!(kinds(&r).first().copied(), expect, "{what}");
+        }
+    }
+
     // Spheres on a diagonal, their boxes overlapping, their surfaces a fraction of a pixel
     // to a few pixels apart: whatever the pixels see, both broad phases see it.
     let sphere = uv_sphere(Vec3::ZERO, 0.5, 96, 48);

@@ -132,6 +132,14 @@ fn f32_bound(x: f64, up: bool) -> f32 {
     }
 }
 
+/// A vertex in [`CoarseMap::build`]'s shell pass: its first and last columns in x and y when
+/// grown by the margin, and its depth.
+struct Corner {
+    x: [i64; 2],
+    y: [i64; 2],
+    z: f64,
+}
+
 impl CoarseMap {
     /// The occupancy of `o` on the lattice of cell side `2^level` (shell grown by `margin`;
     /// solid when `closed`), over the columns of its box — or, with `clip` (a world box),
@@ -193,19 +201,45 @@ impl CoarseMap {
             Some([cmin, cmax]) => (cmin.z - m, cmax.z + m),
             None => (f64::NEG_INFINITY, f64::INFINITY),
         };
+        // Per vertex, once (a vertex is shared by about six triangles): the columns of its
+        // x and y grown by the margin, and its depth. A triangle's grown box reaches the
+        // columns from the least of its corners' first columns to the greatest of their last
+        // (floor is monotone, so this is the columns of the box's corners), and its depths
+        // are its corners' least and greatest.
+        let corners: Vec<Corner> = w
+            .positions
+            .iter()
+            .map(|p| {
+                let p = p.as_dvec3();
+                Corner {
+                    x: [idx(p.x - m), idx(p.x + m)],
+                    y: [idx(p.y - m), idx(p.y + m)],
+                    z: p.z,
+                }
+            })
+            .collect();
+        let reach_of = |t: &[u32; 3]| {
+            let [a, b, c] = t.map(|i| &corners[i as usize]);
+            (
+                [
+                    a.x[0].min(b.x[0]).min(c.x[0]),
+                    a.x[1].max(b.x[1]).max(c.x[1]),
+                    a.y[0].min(b.y[0]).min(c.y[0]),
+                    a.y[1].max(b.y[1]).max(c.y[1]),
+                ],
+                [a.z.min(b.z).min(c.z), a.z.max(b.z).max(c.z)],
+            )
+        };
         // The triangles reaching the footprint's columns (all of them without a clip).
         let clipped: Vec<[u32; 3]>;
         let triangles: &[[u32; 3]] = if clip.is_some() {
-            let (xa, xb) = (ix0 as f64 * h - m, (ix1 + 1) as f64 * h + m);
-            let (ya, yb) = (iy0 as f64 * h - m, (iy1 + 1) as f64 * h + m);
             clipped = w
                 .triangles
                 .iter()
                 .copied()
                 .filter(|t| {
-                    let [p, q, r] = t.map(|i| w.positions[i as usize]);
-                    let (lo, hi) = (p.min(q).min(r).as_dvec3(), p.max(q).max(r).as_dvec3());
-                    lo.x <= xb && hi.x >= xa && lo.y <= yb && hi.y >= ya
+                    let ([x0, x1, y0, y1], _) = reach_of(t);
+                    x0 <= ix1 && x1 >= ix0 && y0 <= iy1 && y1 >= iy0
                 })
                 .collect();
             &clipped
@@ -214,18 +248,16 @@ impl CoarseMap {
         };
         // Shell.
         for t in triangles {
-            let [p, q, r] = t.map(|i| w.positions[i as usize].as_dvec3());
-            let lo = p.min(q).min(r);
-            let hi = p.max(q).max(r);
-            let (cx0, cx1) = (idx(lo.x - m).max(ix0), idx(hi.x + m).min(ix1));
-            let (cy0, cy1) = (idx(lo.y - m).max(iy0), idx(hi.y + m).min(iy1));
-            if cx0 > cx1 || cy0 > cy1 || lo.z > zclip1 || hi.z < zclip0 {
+            let ([x0, x1, y0, y1], [zlo, zhi]) = reach_of(t);
+            let (cx0, cx1) = (x0.max(ix0), x1.min(ix1));
+            let (cy0, cy1) = (y0.max(iy0), y1.min(iy1));
+            if cx0 > cx1 || cy0 > cy1 || zlo > zclip1 || zhi < zclip0 {
                 continue;
             }
             if cx1 - cx0 <= 1 && cy1 - cy0 <= 1 {
                 // Small triangles (nearly all of a CAD mesh): the box's columns, its depth range
                 // (the margin holds more than f32 rounding: `scale · 1e-6`).
-                let (z0, z1) = ((lo.z - m) as f32, (hi.z + m) as f32);
+                let (z0, z1) = ((zlo - m) as f32, (zhi + m) as f32);
                 for iy in cy0..=cy1 {
                     for ix in cx0..=cx1 {
                         push(col(ix, iy), z0, z1);
@@ -233,6 +265,7 @@ impl CoarseMap {
                 }
                 continue;
             }
+            let [p, q, r] = t.map(|i| w.positions[i as usize].as_dvec3());
             let bands = Bands::new([p, q, r]);
             for iy in cy0..=cy1 {
                 // The triangle within the band of rows y ∈ [ya, yb] (the row grown by m).
