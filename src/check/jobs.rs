@@ -22,7 +22,7 @@ use crate::collide::{
     PairContacts, PairSeparation, PairVolume,
 };
 use crate::ldi::{Axis, Layout, LdiView, Region, ViewDesc};
-use crate::raster::{rasterize_clipped, Blocks, RasterObject, Traversal};
+use crate::raster::{rasterize_runs, Blocks, RasterObject, Traversal};
 use crate::scene::{Object, Scene};
 
 /// Side of the image blocks a refined LDI is built over, in pixels.
@@ -257,11 +257,17 @@ pub fn run_cpu(
             triangles: &m.triangles,
         })
         .collect();
-    // The triangles over the region's rectangle (`triangles_over`), tested as they are met.
-    let (ldi, rs) = rasterize_clipped(
+    // The triangles over the region's rectangle (`triangles_over`), tested as they are met,
+    // runs of them at once where the world mesh is rasterised.
+    let runs: Vec<Option<&[[Vec3; 2]]>> = match job.subject {
+        Subject::Part(_) => Vec::new(),
+        _ => objects.iter().map(|o| Some(o.run_boxes())).collect(),
+    };
+    let (ldi, rs) = rasterize_runs(
         &view,
         &blocks,
         &inputs,
+        &runs,
         Some(&job.region),
         Traversal::default_for_build(),
     )?;

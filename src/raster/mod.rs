@@ -63,6 +63,9 @@ pub enum RasterError {
     /// An object id too large for the tag.
     #[error("object id {0} does not fit in a fragment tag (at most 2^31-1 objects)")]
     ObjectId(u32),
+    /// Run boxes that are not those of the object's triangles.
+    #[error("object {0}: run boxes given for a different number of triangles")]
+    RunBoxes(usize),
 }
 
 /// A fragment before bucketing: the pixel it belongs to and the fragment itself.
@@ -72,8 +75,9 @@ pub(crate) struct RawFragment {
     pub fragment: Fragment,
 }
 
-/// Triangles per work item on native builds.
+/// Triangles per work item on native builds (a multiple of [`BOX_RUN`]).
 const CHUNK: usize = 8192;
+const _: () = assert!(CHUNK.is_multiple_of(BOX_RUN));
 
 /// How pixel rows are traversed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,6 +200,28 @@ impl Blocks {
     }
 }
 
+/// Triangles per run box ([`run_boxes`]): a divisor of the rasteriser's work chunks.
+pub const BOX_RUN: usize = 32;
+
+/// The world box of each run of [`BOX_RUN`] consecutive triangles (the last run may be
+/// shorter). Meshes list neighbouring triangles near each other, so most runs are small and a
+/// region job skips the runs outside its region or its active blocks with one test each.
+pub fn run_boxes(positions: &[Vec3], triangles: &[[u32; 3]]) -> Vec<[Vec3; 2]> {
+    triangles
+        .chunks(BOX_RUN)
+        .map(|run| {
+            let mut b = [Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)];
+            for t in run {
+                for &i in t {
+                    let p = positions[i as usize];
+                    b = [b[0].min(p), b[1].max(p)];
+                }
+            }
+            b
+        })
+        .collect()
+}
+
 /// Rasterise `objects` into a sorted LDI with the build's default traversal.
 pub fn rasterize(
     view: &LdiView,
@@ -237,6 +263,29 @@ pub fn rasterize_clipped(
     clip: Option<&crate::ldi::Region>,
     traversal: Traversal,
 ) -> Result<(Ldi, RasterStats), RasterError> {
+    rasterize_runs(view, blocks, objects, &[], clip, traversal)
+}
+
+/// [`rasterize_clipped`] given the [`run_boxes`] of some objects (`runs[k]` for
+/// `objects[k]`; missing or `None`: tested triangle by triangle): a run whose box misses the
+/// clip rectangle, the image or every active block is skipped whole. The same LDI.
+pub fn rasterize_runs(
+    view: &LdiView,
+    blocks: &Blocks,
+    objects: &[RasterObject<'_>],
+    runs: &[Option<&[[Vec3; 2]]>],
+    clip: Option<&crate::ldi::Region>,
+    traversal: Traversal,
+) -> Result<(Ldi, RasterStats), RasterError> {
+    if let Some((k, _)) = runs.iter().enumerate().find(|(k, r)| {
+        r.is_some_and(|r| {
+            objects
+                .get(*k)
+                .is_some_and(|o| r.len() != o.triangles.len().div_ceil(BOX_RUN))
+        })
+    }) {
+        return Err(RasterError::RunBoxes(k));
+    }
     if let Some(o) = objects.iter().find(|o| o.id > (u32::MAX >> 1)) {
         return Err(RasterError::ObjectId(o.id));
     }
@@ -264,12 +313,19 @@ pub fn rasterize_clipped(
     let run = |&(oi, start, end): &(usize, usize, usize)| -> (Vec<RawFragment>, usize, usize) {
         let o = &objects[oi];
         let mut out = Vec::with_capacity((end - start) / 2);
+        // CHUNK is a multiple of BOX_RUN: this chunk's runs start at start / BOX_RUN.
+        let boxes = runs
+            .get(oi)
+            .copied()
+            .flatten()
+            .map(|r| &r[start / BOX_RUN..end.div_ceil(BOX_RUN)]);
         let (edge_on, kept) = raster_triangles(
             view,
             blocks,
             &filter,
             o.positions,
             projected[oi].as_deref(),
+            boxes,
             &o.triangles[start..end],
             o.id,
             traversal,
@@ -377,6 +433,7 @@ fn raster_triangles(
     filter: &Filter,
     positions: &[Vec3],
     projected: Option<&[SnappedVertex]>,
+    boxes: Option<&[[Vec3; 2]]>,
     triangles: &[[u32; 3]],
     id: u32,
     traversal: Traversal,
@@ -415,67 +472,79 @@ fn raster_triangles(
         *v
     };
     let (mut edge_on, mut kept) = (0, 0);
-    for t in triangles {
-        if filter.clip.is_some() || !blocks.whole {
-            let [p, q, r] = t.map(|i| positions[i as usize]);
-            match filter.pixels(p.min(q).min(r), p.max(q).max(r)) {
+    let filtered = filter.clip.is_some() || !blocks.whole;
+    for (r, run) in triangles.chunks(BOX_RUN).enumerate() {
+        // A run's box holds its triangles' boxes: when it is clipped away or meets no active
+        // block, so does each of them.
+        if let (true, Some([lo, hi])) = (filtered, boxes.map(|b| b[r])) {
+            match filter.pixels(lo, hi) {
                 None => continue,
                 Some(Some(bb)) if !blocks.whole && !any_block(blocks, bb, sx, sy) => continue,
                 Some(_) => {}
             }
         }
-        kept += 1;
-        let abc = t.map(&mut project);
-        // The pixel centres in the box, before any other work: most triangles of a dense
-        // mesh hold none, or lie outside every active block.
-        let Some(bx) = setup::centre_box(abc, w, h) else {
-            continue; // no centre inside, or non-finite
-        };
-        if blocks.whole {
-            match setup::Triangle::setup_in(abc, bx) {
-                setup::Setup::Visible(tri) => {
-                    traversal::traverse(&tri, id, whole_rows, traversal, out);
+        for t in run {
+            if filtered {
+                let [p, q, r] = t.map(|i| positions[i as usize]);
+                match filter.pixels(p.min(q).min(r), p.max(q).max(r)) {
+                    None => continue,
+                    Some(Some(bb)) if !blocks.whole && !any_block(blocks, bb, sx, sy) => continue,
+                    Some(_) => {}
                 }
-                setup::Setup::EdgeOn => edge_on += 1,
-                setup::Setup::Outside => {}
             }
-            continue;
-        }
-        let [x0, x1, y0, y1] = bx;
-        if !any_block(blocks, bx, sx, sy) {
-            continue;
-        }
-        let tri = match setup::Triangle::setup_in(abc, bx) {
-            setup::Setup::Visible(tri) => tri,
-            setup::Setup::EdgeOn => {
-                edge_on += 1;
+            kept += 1;
+            let abc = t.map(&mut project);
+            // The pixel centres in the box, before any other work: most triangles of a dense
+            // mesh hold none, or lie outside every active block.
+            let Some(bx) = setup::centre_box(abc, w, h) else {
+                continue; // no centre inside, or non-finite
+            };
+            if blocks.whole {
+                match setup::Triangle::setup_in(abc, bx) {
+                    setup::Setup::Visible(tri) => {
+                        traversal::traverse(&tri, id, whole_rows, traversal, out);
+                    }
+                    setup::Setup::EdgeOn => edge_on += 1,
+                    setup::Setup::Outside => {}
+                }
                 continue;
             }
-            setup::Setup::Outside => continue,
-        };
-        // Blocks are powers of two: shifts, not divisions.
-        for by in y0 >> sy..=y1 >> sy {
-            for bx in x0 >> sx..=x1 >> sx {
-                let slot = blocks.slot[(by * blocks.grid[0] + bx) as usize];
-                if slot == u32::MAX {
+            let [x0, x1, y0, y1] = bx;
+            if !any_block(blocks, bx, sx, sy) {
+                continue;
+            }
+            let tri = match setup::Triangle::setup_in(abc, bx) {
+                setup::Setup::Visible(tri) => tri,
+                setup::Setup::EdgeOn => {
+                    edge_on += 1;
                     continue;
                 }
-                let (ox, oy) = (bx * bw, by * bh);
-                let mut part = tri;
-                part.xmin = tri.xmin.max(ox);
-                part.xmax = tri.xmax.min(ox + bw - 1);
-                part.ymin = tri.ymin.max(oy);
-                part.ymax = tri.ymax.min(oy + bh - 1);
-                if part.xmin > part.xmax || part.ymin > part.ymax {
-                    continue;
+                setup::Setup::Outside => continue,
+            };
+            // Blocks are powers of two: shifts, not divisions.
+            for by in y0 >> sy..=y1 >> sy {
+                for bx in x0 >> sx..=x1 >> sx {
+                    let slot = blocks.slot[(by * blocks.grid[0] + bx) as usize];
+                    if slot == u32::MAX {
+                        continue;
+                    }
+                    let (ox, oy) = (bx * bw, by * bh);
+                    let mut part = tri;
+                    part.xmin = tri.xmin.max(ox);
+                    part.xmax = tri.xmax.min(ox + bw - 1);
+                    part.ymin = tri.ymin.max(oy);
+                    part.ymax = tri.ymax.min(oy + bh - 1);
+                    if part.xmin > part.xmax || part.ymin > part.ymax {
+                        continue;
+                    }
+                    let rows = Rows {
+                        base: slot.wrapping_mul(block_pixels),
+                        ox,
+                        oy,
+                        stride: bw,
+                    };
+                    traversal::traverse(&part, id, rows, traversal, out);
                 }
-                let rows = Rows {
-                    base: slot.wrapping_mul(block_pixels),
-                    ox,
-                    oy,
-                    stride: bw,
-                };
-                traversal::traverse(&part, id, rows, traversal, out);
             }
         }
     }
@@ -520,4 +589,55 @@ fn bucket<'a>(
         fragments,
         layout,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ldi::{Axis, Region, ViewDesc};
+    use crate::mesh::shapes::{cuboid, uv_sphere};
+
+    /// Run boxes skip whole runs but change nothing: the same LDI as triangle-by-triangle
+    /// tests, with a clip rectangle and a few active blocks, over more than one work chunk.
+    #[test]
+    fn run_boxes_give_the_same_ldi() {
+        let ball = uv_sphere(Vec3::ZERO, 1.0, 128, 64); // 16 k triangles: two work chunks
+        assert!(ball.triangles.len() > CHUNK);
+        let block = cuboid(Vec3::new(0.6, -0.3, -0.4), Vec3::new(1.6, 0.4, 0.5));
+        let objects = [&ball, &block].map(|m| (m, run_boxes(&m.positions, &m.triangles)));
+        let inputs: Vec<RasterObject<'_>> = objects
+            .iter()
+            .enumerate()
+            .map(|(k, (m, _))| RasterObject {
+                id: k as u32,
+                positions: &m.positions,
+                triangles: &m.triangles,
+            })
+            .collect();
+        let region = Region::new(Vec3::new(0.5, -0.5, -1.0), Vec3::new(1.1, 0.5, 1.0));
+        for axis in [Axis::X, Axis::Y, Axis::Z] {
+            let mut view = LdiView::new(&region, ViewDesc::Axis(axis), 64).expect("view");
+            view.fit_depth(region.corners());
+            let grid = [view.width.div_ceil(8), view.height.div_ceil(8)];
+            // Every third block active.
+            let mask: Vec<bool> = (0..grid[0] * grid[1]).map(|k| k % 3 == 0).collect();
+            let blocks = Blocks::from_mask(view.width, view.height, 8, &mask);
+            let runs: Vec<Option<&[[Vec3; 2]]>> =
+                objects.iter().map(|(_, r)| Some(&r[..])).collect();
+            let t = Traversal::default_for_build();
+            let (a, sa) = rasterize_clipped(&view, &blocks, &inputs, Some(&region), t).expect("a");
+            let (b, sb) =
+                rasterize_runs(&view, &blocks, &inputs, &runs, Some(&region), t).expect("b");
+            assert!(a.fragments.len() > 100, "{axis:?}: {}", a.fragments.len());
+            assert_eq!(a.offsets, b.offsets, "{axis:?}");
+            assert_eq!(a.fragments, b.fragments, "{axis:?}");
+            assert_eq!(sa.triangles, sb.triangles, "{axis:?}");
+            // Wrong boxes are refused, not trusted.
+            let short = [Some(&objects[0].1[1..]), None];
+            assert!(matches!(
+                rasterize_runs(&view, &blocks, &inputs, &short, Some(&region), t),
+                Err(RasterError::RunBoxes(0))
+            ));
+        }
+    }
 }

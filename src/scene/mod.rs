@@ -56,6 +56,9 @@ pub struct Object {
     world: Arc<Mesh>,
     aabb: Region,
     version: u64,
+    /// The world boxes of the world mesh's triangles in runs of
+    /// [`crate::raster::BOX_RUN`], made when a check first needs them.
+    runs: std::sync::OnceLock<Vec<[Vec3; 2]>>,
 }
 
 /// A number no object state had before: objects get one when added and on every move or
@@ -80,6 +83,20 @@ impl Object {
     /// World-space geometry (winding flipped under mirroring transforms, so faces stay outward).
     pub fn world(&self) -> &Mesh {
         &self.world
+    }
+
+    /// The world boxes of runs of [`crate::raster::BOX_RUN`] consecutive triangles of
+    /// [`Object::world`] (the rasteriser skips a run outside its region at once), computed
+    /// on first use after each change of the world geometry.
+    pub fn run_boxes(&self) -> &[[Vec3; 2]] {
+        self.runs
+            .get_or_init(|| crate::raster::run_boxes(&self.world.positions, &self.world.triangles))
+    }
+
+    /// The world geometry changed: a new version, and the run boxes made again when needed.
+    fn changed(&mut self) {
+        self.version = next_version();
+        self.runs = std::sync::OnceLock::new();
     }
 
     /// World-space bounding box.
@@ -527,7 +544,7 @@ impl Scene {
             let (world, aabb) = place(&o.mesh, &o.world_from_object);
             o.world = Arc::new(world);
             o.aabb = aabb;
-            o.version = next_version();
+            o.changed();
         }
     }
 
@@ -545,7 +562,7 @@ impl Scene {
         o.world_from_object = world_from_object;
         o.world = Arc::new(world);
         o.aabb = aabb;
-        o.version = next_version();
+        o.changed();
         Ok(())
     }
 
@@ -585,7 +602,7 @@ impl Scene {
                 *w = m.transform_point3(p.as_dvec3()).as_vec3();
             }
         }
-        o.version = next_version();
+        o.changed();
         o.aabb = o
             .world
             .aabb()
@@ -752,6 +769,7 @@ fn new_object(
         world: Arc::new(world),
         aabb,
         version: next_version(),
+        runs: std::sync::OnceLock::new(),
     })
 }
 
