@@ -390,7 +390,7 @@ impl Filter {
     /// `None`: the triangle with world box `lo..hi` is clipped away or covers no centre of
     /// the image; otherwise a pixel box (first, last column and row) that holds every centre
     /// it can cover.
-    #[inline]
+    #[inline(always)]
     fn pixels(&self, lo: Vec3, hi: Vec3) -> Option<Option<[u32; 4]>> {
         let Some((iu, iv)) = self.axes else {
             return Some(None);
