@@ -2141,6 +2141,8 @@ export class LdiClashViewer extends HTMLElement {
     this._checking = { backend: this._checkerWords() };
     this._phase("check", { state: "start" });
     const busy = setTimeout(() => this._checkProgress({ done: 0, total: 0, what: "start" }), 150);
+    // Whether the results list shows this check's answer (then the end need not list again).
+    let listed = false;
     try {
       const settings = this._settings();
       let result;
@@ -2248,7 +2250,8 @@ export class LdiClashViewer extends HTMLElement {
       this._lastMs = performance.now() - t0;
       this._firstCheck = false;
       this._checking = null;
-      this._renderResults();
+      // (Listed already when the results came before the edges: the list is the same.)
+      if (!shown) this._renderResults();
       lap("page_results_list");
       this._redraw();
       lap("page_draw");
@@ -2259,6 +2262,7 @@ export class LdiClashViewer extends HTMLElement {
       this._renderTimings();
       this._phase("check", { state: "end", ms: this._lastMs, bytes: Math.max(workerBytes, await this._memory()) });
       this._emit("clash", report);
+      listed = true;
       return report;
     } catch (err) {
       if (err?.workerRestarted && retries > 0) {
@@ -2273,7 +2277,8 @@ export class LdiClashViewer extends HTMLElement {
       clearTimeout(busy);
       this._checking = null;
       this._progress(null);
-      this._renderResults();
+      // A check that failed or was dropped: the list without its "Checking…" line.
+      if (!listed) this._renderResults();
     }
   }
 
