@@ -2200,6 +2200,7 @@ export class LdiClashViewer extends HTMLElement {
           try {
             tp = performance.now();
             shown = this._showEarly(e.report, lap, t0);
+            page.page_results = shown.ms;
             if (e.phases && e.arrived) {
               Object.assign(page, {
                 to_worker: Math.max(0, e.phases.received - e.phases.sent),
@@ -2298,7 +2299,6 @@ export class LdiClashViewer extends HTMLElement {
     this._redraw();
     lap("page_draw");
     const ms = performance.now() - t0;
-    if (this._report.timings_ms) this._report.timings_ms.page_results = ms;
     this._emit("phase", { phase: "check", state: "results", ms, pairs: report.pairs.length, self: report.self.length });
     return { raw, reviewed, report, ms };
   }

@@ -277,14 +277,10 @@ pub fn rasterize_runs(
     clip: Option<&crate::ldi::Region>,
     traversal: Traversal,
 ) -> Result<(Ldi, RasterStats), RasterError> {
-    if let Some((k, _)) = runs.iter().enumerate().find(|(k, r)| {
-        r.is_some_and(|r| {
-            objects
-                .get(*k)
-                .is_some_and(|o| r.len() != o.triangles.len().div_ceil(BOX_RUN))
-        })
-    }) {
-        return Err(RasterError::RunBoxes(k));
+    for (k, (r, o)) in runs.iter().zip(objects).enumerate() {
+        if r.is_some_and(|r| r.len() != o.triangles.len().div_ceil(BOX_RUN)) {
+            return Err(RasterError::RunBoxes(k));
+        }
     }
     if let Some(o) = objects.iter().find(|o| o.id > (u32::MAX >> 1)) {
         return Err(RasterError::ObjectId(o.id));
