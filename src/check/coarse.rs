@@ -32,7 +32,7 @@
 use glam::DVec3;
 
 use super::options::CheckError;
-use crate::ldi::snap::floor;
+use crate::ldi::snap::{floor, max3, min3};
 use crate::ldi::{Axis, LdiView};
 use crate::raster::{rasterize, RasterObject};
 use crate::scene::Object;
@@ -227,7 +227,7 @@ impl CoarseMap {
                     a.y[0].min(b.y[0]).min(c.y[0]),
                     a.y[1].max(b.y[1]).max(c.y[1]),
                 ],
-                [a.z.min(b.z).min(c.z), a.z.max(b.z).max(c.z)],
+                [min3(a.z, b.z, c.z), max3(a.z, b.z, c.z)],
             )
         };
         // The triangles reaching the footprint's columns (all of them without a clip).

@@ -18,7 +18,8 @@ pub const SUBPIXEL: f64 = 256.0;
 /// larger values are integers already. NaN stays NaN.
 #[inline]
 pub fn floor(x: f64) -> f64 {
-    if x.abs() >= 4_503_599_627_370_496.0 || x.is_nan() {
+    // One comparison, false for NaN.
+    if !(x.abs() < 4_503_599_627_370_496.0) {
         return x;
     }
     let t = x as i64 as f64;
@@ -26,6 +27,30 @@ pub fn floor(x: f64) -> f64 {
         t - 1.0
     } else {
         t
+    }
+}
+
+/// The least of three, one comparison each: cheaper than `f64::min`, whose NaN rule the hot
+/// loops do not need (with a NaN the answer is one of the three; callers reject non-finite
+/// input).
+#[inline(always)]
+pub(crate) fn min3<T: PartialOrd>(a: T, b: T, c: T) -> T {
+    let m = if b < a { b } else { a };
+    if c < m {
+        c
+    } else {
+        m
+    }
+}
+
+/// The greatest of three, see [`min3`].
+#[inline(always)]
+pub(crate) fn max3<T: PartialOrd>(a: T, b: T, c: T) -> T {
+    let m = if b > a { b } else { a };
+    if c > m {
+        c
+    } else {
+        m
     }
 }
 

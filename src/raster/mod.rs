@@ -30,9 +30,9 @@ pub(crate) mod setup;
 mod simd;
 mod traversal;
 
-use glam::Vec3;
+use glam::{Vec3, Vec3A};
 
-use crate::ldi::snap::{ceil, floor, snap, SnappedVertex};
+use crate::ldi::snap::{max3, min3, snap, SnappedVertex};
 use crate::ldi::{Fragment, Layout, Ldi, LdiView};
 
 pub use crate::ldi::snap::RasterObject;
@@ -210,14 +210,15 @@ pub fn run_boxes(positions: &[Vec3], triangles: &[[u32; 3]]) -> Vec<[Vec3; 2]> {
     triangles
         .chunks(BOX_RUN)
         .map(|run| {
-            let mut b = [Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)];
+            // `Vec3A`: one SIMD min and max per vertex.
+            let (mut lo, mut hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
             for t in run {
                 for &i in t {
-                    let p = positions[i as usize];
-                    b = [b[0].min(p), b[1].max(p)];
+                    let p = Vec3A::from(positions[i as usize]);
+                    (lo, hi) = (lo.min(p), hi.max(p));
                 }
             }
-            b
+            [lo.into(), hi.into()]
         })
         .collect()
 }
@@ -361,8 +362,8 @@ struct Filter {
     u0: f64,
     v0: f64,
     inv: f64,
-    w: f64,
-    h: f64,
+    w: i64,
+    h: i64,
 }
 
 impl Filter {
@@ -378,8 +379,8 @@ impl Filter {
             u0: view.u0,
             v0: view.v0,
             inv: 1.0 / view.pixel_size,
-            w: f64::from(view.width),
-            h: f64::from(view.height),
+            w: i64::from(view.width),
+            h: i64::from(view.height),
         }
     }
 
@@ -400,10 +401,11 @@ impl Filter {
                 return None;
             }
         }
-        let x0 = ceil((f64::from(lo[iu]) - self.u0) * self.inv - 1.5).max(0.0);
-        let x1 = floor((f64::from(hi[iu]) - self.u0) * self.inv + 0.5).min(self.w - 1.0);
-        let y0 = ceil((f64::from(lo[iv]) - self.v0) * self.inv - 1.5).max(0.0);
-        let y1 = floor((f64::from(hi[iv]) - self.v0) * self.inv + 0.5).min(self.h - 1.0);
+        // Integer floor and ceil (saturating): world positions are finite (`Scene` checks).
+        let x0 = setup::ceil_i((f64::from(lo[iu]) - self.u0) * self.inv - 1.5).max(0);
+        let x1 = setup::floor_i((f64::from(hi[iu]) - self.u0) * self.inv + 0.5).min(self.w - 1);
+        let y0 = setup::ceil_i((f64::from(lo[iv]) - self.v0) * self.inv - 1.5).max(0);
+        let y1 = setup::floor_i((f64::from(hi[iv]) - self.v0) * self.inv + 0.5).min(self.h - 1);
         if !(x0 <= x1 && y0 <= y1) {
             return None;
         }
@@ -482,7 +484,17 @@ fn raster_triangles(
         for t in run {
             if filtered {
                 let [p, q, r] = t.map(|i| positions[i as usize]);
-                match filter.pixels(p.min(q).min(r), p.max(q).max(r)) {
+                let lo = Vec3::new(
+                    min3(p.x, q.x, r.x),
+                    min3(p.y, q.y, r.y),
+                    min3(p.z, q.z, r.z),
+                );
+                let hi = Vec3::new(
+                    max3(p.x, q.x, r.x),
+                    max3(p.y, q.y, r.y),
+                    max3(p.z, q.z, r.z),
+                );
+                match filter.pixels(lo, hi) {
                     None => continue,
                     Some(Some(bb)) if !blocks.whole && !any_block(blocks, bb, sx, sy) => continue,
                     Some(_) => {}

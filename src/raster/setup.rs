@@ -6,7 +6,7 @@
 //! `f64`; beyond that the canonical edge ordering (see `raster` module docs) still keeps shared
 //! edges consistent.
 
-pub(crate) use crate::ldi::snap::{ceil, floor, SnappedVertex as Vertex};
+pub(crate) use crate::ldi::snap::{ceil, floor, max3, min3, SnappedVertex as Vertex};
 
 /// One edge function `e(p) = sign * (dx * (p.y - y0) - dy * (p.x - x0))`, positive inside.
 #[derive(Debug, Clone, Copy)]
@@ -54,24 +54,24 @@ impl Edge {
 pub(crate) fn centre_box(t: [Vertex; 3], width: u32, height: u32) -> Option<[u32; 4]> {
     let [a, b, c] = t;
     let (w, h) = (i64::from(width) - 1, i64::from(height) - 1);
-    let x0 = ceil_i(a.x.min(b.x).min(c.x) - 0.5).max(0);
-    let x1 = floor_i(a.x.max(b.x).max(c.x) - 0.5).min(w);
-    let y0 = ceil_i(a.y.min(b.y).min(c.y) - 0.5).max(0);
-    let y1 = floor_i(a.y.max(b.y).max(c.y) - 0.5).min(h);
+    let x0 = ceil_i(min3(a.x, b.x, c.x) - 0.5).max(0);
+    let x1 = floor_i(max3(a.x, b.x, c.x) - 0.5).min(w);
+    let y0 = ceil_i(min3(a.y, b.y, c.y) - 0.5).max(0);
+    let y1 = floor_i(max3(a.y, b.y, c.y) - 0.5).min(h);
     // A NaN corner gives some box here; setup rejects the triangle (its area is not finite).
     (x0 <= x1 && y0 <= y1).then_some([x0 as u32, x1 as u32, y0 as u32, y1 as u32])
 }
 
 /// `floor` as an integer (saturating; NaN gives 0): truncate, then step down if that went up.
 #[inline(always)]
-fn floor_i(x: f64) -> i64 {
+pub(crate) fn floor_i(x: f64) -> i64 {
     let t = x as i64;
     t - i64::from(t as f64 > x)
 }
 
 /// `ceil` as an integer (saturating; NaN gives 0).
 #[inline(always)]
-fn ceil_i(x: f64) -> i64 {
+pub(crate) fn ceil_i(x: f64) -> i64 {
     let t = x as i64;
     t + i64::from((t as f64) < x)
 }
