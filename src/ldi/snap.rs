@@ -18,15 +18,16 @@ pub const SUBPIXEL: f64 = 256.0;
 /// larger values are integers already. NaN stays NaN.
 #[inline]
 pub fn floor(x: f64) -> f64 {
-    // One comparison, false for NaN.
-    if !(x.abs() < 4_503_599_627_370_496.0) {
-        return x;
-    }
-    let t = x as i64 as f64;
-    if t > x {
-        t - 1.0
+    // One comparison, false for NaN and for values that are integers already.
+    if x.abs() < 4_503_599_627_370_496.0 {
+        let t = x as i64 as f64;
+        if t > x {
+            t - 1.0
+        } else {
+            t
+        }
     } else {
-        t
+        x
     }
 }
 
