@@ -104,6 +104,8 @@ pub struct PairReport {
     /// View axes that were rasterised.
     pub axes: Vec<String>,
     /// World box around the overlap or contact samples: `[[min x, y, z], [max x, y, z]]`.
+    /// A number beyond f32's range is refused on reading (it would write back as `null`).
+    #[serde(default, deserialize_with = "finite_box")]
     pub overlap_box: Option<[[f32; 3]; 2]>,
     /// Exact mode: intersecting triangle pairs.
     pub triangle_pairs: Option<u64>,
@@ -365,6 +367,17 @@ pub struct CullideStats {
 }
 
 /// `+x`, `-z`, … for an axis direction, else the vector.
+/// `overlap_box` as read from JSON: f32 numbers only, so `1e39` is an error, not infinity.
+fn finite_box<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<[[f32; 3]; 2]>, D::Error> {
+    let b = Option::<[[f32; 3]; 2]>::deserialize(d)?;
+    if b.is_some_and(|b| !b.iter().flatten().all(|v| v.is_finite())) {
+        return Err(serde::de::Error::custom(
+            "overlap_box: a number beyond f32's range",
+        ));
+    }
+    Ok(b)
+}
+
 fn direction_name(d: [f64; 3]) -> String {
     let axis = ["x", "y", "z"];
     for (k, name) in axis.iter().enumerate() {

@@ -458,6 +458,22 @@ fn report_schema_is_additive() {
     let back: Report = serde_json::from_value(old).unwrap();
     assert_eq!(back.pairs[0].separation, None);
     assert!(back.pairs[0].separations.is_empty());
+    // `overlap_box`: absent or null reads as none; a number beyond f32's range is refused
+    // (it would become infinity and write back as `null`, found by fuzz_widget_json).
+    assert!(r.pairs[0].overlap_box.is_some());
+    let mut no_box = v.clone();
+    no_box["pairs"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("overlap_box");
+    let back: Report = serde_json::from_value(no_box.clone()).unwrap();
+    assert_eq!(back.pairs[0].overlap_box, None);
+    no_box["pairs"][0]["overlap_box"] = serde_json::Value::Null;
+    let back: Report = serde_json::from_value(no_box.clone()).unwrap();
+    assert_eq!(back.pairs[0].overlap_box, None);
+    no_box["pairs"][0]["overlap_box"] = serde_json::json!([[0.5, 1e39, 0.0], [0.0, 1.0, 1.0]]);
+    let err = serde_json::from_str::<Report>(&no_box.to_string()).unwrap_err();
+    assert!(err.to_string().contains("f32"), "{err}");
     // (JSON numbers round-trip to within an ulp.)
     let (v0, v1) = (back.pairs[0].volume.unwrap(), r.pairs[0].volume.unwrap());
     assert!((v0 - v1).abs() <= 1e-12 * v1, "{v0} vs {v1}");
