@@ -18,8 +18,8 @@ use super::coarse::{blocks_for, MeetingCell};
 use super::options::{CheckError, CheckOptions};
 use crate::clock::now_ms;
 use crate::collide::{
-    overlap_union, self_intersections, surface_contacts, volume_overlaps_within, OverlapUnion,
-    PairContacts, PairSeparation, PairVolume,
+    analyse_pair, overlap_union, self_intersections, OverlapUnion, PairContacts, PairSeparation,
+    PairVolume,
 };
 use crate::ldi::{Axis, Layout, LdiView, Region, ViewDesc};
 use crate::raster::{rasterize_runs, Blocks, RasterObject, Traversal};
@@ -278,17 +278,19 @@ pub fn run_cpu(
     answer.pixels = ldi.pixel_count() as u64;
     match job.subject {
         Subject::Pair(..) if job.rest.is_none() => {
-            answer.volume = job
-                .volume
-                .then(|| volume_overlaps_within(&ldi, &view, job.outline(&objects, &view)))
-                .and_then(|v| v.into_iter().find(|p| (p.a, p.b) == (0, 1)));
-            answer.contact = surface_contacts(&ldi, &view, eps)
-                .into_iter()
-                .find(|p| (p.a, p.b) == (0, 1));
+            // Volume, contacts and the separation's union in one pass over the LDI.
+            let outline = if job.volume {
+                job.outline(&objects, &view)
+            } else {
+                None
+            };
+            let found = analyse_pair(&ldi, &view, eps, job.volume, outline);
+            answer.volume = found.volume;
+            answer.contact = found.contact;
             // Directional separation (issue 13): over the whole view, or the part for a rest job.
             answer.whole = job.whole(&view, &blocks);
             if job.volume {
-                let u = overlap_union(&ldi, 0, 1);
+                let u = found.union;
                 if answer.whole {
                     answer.separation = u.separation(&view, (0, 1));
                 } else {

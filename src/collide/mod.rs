@@ -5,6 +5,8 @@
 //! - [`volume_overlaps`]: intersection volumes of closed objects (reference \[1\] of seed 000).
 //! - [`separation_along`]: the directional penetration depth of a closed pair (issue 13): how
 //!   far one object must move along the view direction, or against it, to leave the other.
+//! - [`analyse_pair`]: volume, contacts and separation of a pair's LDI in one pass
+//!   (what the check runs on a pair job).
 //! - [`self_intersections`]: seed 000's self-collision LDI of one closed object.
 //! - [`surface_contacts`]: seed 002's `|Δdepth| < ε` contacts, for open meshes too.
 //! - [`tri_tri_intersection`], [`mesh_contact`]: exact tests, the oracle of the others.
@@ -15,6 +17,7 @@ mod bands;
 mod broad;
 mod distance;
 mod exact;
+mod pair;
 pub(crate) mod self_cullide;
 mod self_intersection;
 mod separation;
@@ -29,6 +32,7 @@ pub use exact::{
     contact_segments, mesh_contact, mesh_self_contact, point_in_mesh, self_contact_segments,
     tri_tri_intersection, ExactContact, TriTri,
 };
+pub use pair::{analyse_pair, PairAnalysis};
 pub use self_cullide::{self_cullide, SelfCullideResult, SelfCullideStats};
 pub use self_intersection::{self_intersections, self_pixel, SelfIntersection, SelfLdi};
 pub use separation::{overlap_union, separation_along, OverlapUnion, PairSeparation};

@@ -106,7 +106,7 @@ fn order_key(x: f32) -> u32 {
 }
 
 /// Sort open intervals and merge those that overlap (not those that only share an end).
-fn merged(v: Vec<[f32; 2]>) -> Vec<[f32; 2]> {
+pub(super) fn merged(v: Vec<[f32; 2]>) -> Vec<[f32; 2]> {
     // Sorted as integers (faster than comparing floats): the lower end's order key above the
     // upper end's bits.
     let mut keys: Vec<u64> = v
