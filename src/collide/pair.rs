@@ -15,8 +15,8 @@
 
 use super::bands::map_bands;
 use super::separation::{merged, OverlapUnion};
-use super::surface::PairContacts;
-use super::volume::{coverage, PairVolume};
+use super::surface::{self, PairContacts};
+use super::volume::{self, coverage, PairVolume};
 use crate::ldi::{Fragment, Ldi, LdiView};
 
 /// What one pass over a pair's LDI found.
@@ -30,18 +30,11 @@ pub struct PairAnalysis {
     pub union: OverlapUnion,
 }
 
-/// One band's sums: the volume's, the contacts' and the union's, as their own analyses keep
-/// them (the identities of their merges where a band has none).
+/// One band's sums: the volume's and the contacts' accumulators of their own analyses, and
+/// the union's parts.
 struct Band {
-    length: f64,
-    depth: f32,
-    volume_pixels: u64,
-    volume_lo: [f32; 3],
-    volume_hi: [f32; 3],
-    mask: Vec<u32>,
-    gap: f32,
-    contact_lo: [f32; 3],
-    contact_hi: [f32; 3],
+    volume: volume::Acc,
+    contact: surface::Acc,
     parts: Vec<[f32; 2]>,
     union_pixels: u64,
 }
@@ -49,32 +42,16 @@ struct Band {
 impl Band {
     fn new() -> Self {
         Self {
-            length: 0.0,
-            depth: 0.0,
-            volume_pixels: 0,
-            volume_lo: [f32::INFINITY; 3],
-            volume_hi: [f32::NEG_INFINITY; 3],
-            mask: Vec::new(),
-            gap: f32::INFINITY,
-            contact_lo: [f32::INFINITY; 3],
-            contact_hi: [f32::NEG_INFINITY; 3],
+            volume: volume::Acc::EMPTY,
+            contact: surface::Acc::new(),
             parts: Vec::new(),
             union_pixels: 0,
         }
     }
 
     fn merge(mut self, b: Self) -> Self {
-        self.length += b.length;
-        self.depth = self.depth.max(b.depth);
-        self.volume_pixels += b.volume_pixels;
-        self.mask.extend(b.mask);
-        self.gap = self.gap.min(b.gap);
-        for i in 0..3 {
-            self.volume_lo[i] = self.volume_lo[i].min(b.volume_lo[i]);
-            self.volume_hi[i] = self.volume_hi[i].max(b.volume_hi[i]);
-            self.contact_lo[i] = self.contact_lo[i].min(b.contact_lo[i]);
-            self.contact_hi[i] = self.contact_hi[i].max(b.contact_hi[i]);
-        }
+        self.volume.merge(&b.volume);
+        self.contact.merge(b.contact);
         self.parts.extend(b.parts);
         self.union_pixels += b.union_pixels;
         self
@@ -117,29 +94,8 @@ pub fn analyse_pair(
     .unwrap_or_else(Band::new);
     let pair = (0, 1);
     PairAnalysis {
-        volume: (band.volume_pixels > 0).then(|| {
-            PairVolume::from_image(
-                view,
-                pair,
-                band.length,
-                band.depth,
-                band.volume_pixels,
-                band.volume_lo,
-                band.volume_hi,
-            )
-        }),
-        contact: (!band.mask.is_empty()).then(|| {
-            let pixels = band.mask.len() as u64;
-            PairContacts::from_image(
-                view,
-                pair,
-                pixels,
-                band.gap,
-                band.contact_lo,
-                band.contact_hi,
-                band.mask,
-            )
-        }),
+        volume: (band.volume.pixels > 0).then(|| band.volume.result(view, pair)),
+        contact: (!band.contact.mask.is_empty()).then(|| band.contact.result(view, pair)),
         union: OverlapUnion {
             parts: if closed {
                 merged(band.parts)
@@ -178,16 +134,12 @@ fn contacts(
             if f.object() + g.object() != 1 {
                 continue; // the same object, or another pair's
             }
-            let (x, y) = pixel_xy(ldi, p, xy);
-            let (x, y) = (x as f32, y as f32);
             if !seen {
                 seen = true;
-                band.mask.push(p as u32);
+                band.contact.mask.push(p as u32);
             }
-            band.gap = band.gap.min(gap);
-            let (lo, hi) = (&mut band.contact_lo, &mut band.contact_hi);
-            *lo = [lo[0].min(x), lo[1].min(y), lo[2].min(f.depth)];
-            *hi = [hi[0].max(x + 1.0), hi[1].max(y + 1.0), hi[2].max(g.depth)];
+            band.contact
+                .add(pixel_xy(ldi, p, xy), gap, f.depth, g.depth);
         }
     }
 }
@@ -241,16 +193,10 @@ fn inside(
             }
         }
     }
-    if let Some((total, deepest, z0, z1)) = pixel {
+    if let Some(run) = pixel {
         let (x, y) = pixel_xy(ldi, p, xy);
         let share = outline.map_or(1.0, |o| coverage(x, y, o));
-        let (x, y) = (x as f32, y as f32);
-        band.length += f64::from(total) * share;
-        band.depth = band.depth.max(deepest);
-        band.volume_pixels += 1;
-        let (lo, hi) = (&mut band.volume_lo, &mut band.volume_hi);
-        *lo = [lo[0].min(x), lo[1].min(y), lo[2].min(z0)];
-        *hi = [hi[0].max(x + 1.0), hi[1].max(y + 1.0), hi[2].max(z1)];
+        band.volume.add_pixel((x, y), share, run);
     }
     let [ia, ib] = &*intervals;
     if ia.is_empty() || ib.is_empty() {

@@ -34,10 +34,62 @@ pub struct PairContacts {
     pub mask: Vec<u32>,
 }
 
+/// One pair's contacts over pixels (shared with `pair::analyse_pair`).
+#[derive(Debug, Clone)]
+pub(super) struct Acc {
+    /// The contact pixels, in the order met.
+    pub(super) mask: Vec<u32>,
+    /// Smallest normalised gap.
+    pub(super) gap: f32,
+    /// Pixel and depth bounds (as the volume's).
+    pub(super) lo: [f32; 3],
+    pub(super) hi: [f32; 3],
+}
+
+impl Acc {
+    /// No contact yet (the identity of [`Acc::merge`]).
+    pub(super) fn new() -> Self {
+        Self {
+            mask: Vec::new(),
+            gap: f32::INFINITY,
+            lo: [f32::INFINITY; 3],
+            hi: [f32::NEG_INFINITY; 3],
+        }
+    }
+
+    /// A contact of fragments `f` and `g` (`gap` apart) in pixel `(x, y)`.
+    #[inline]
+    pub(super) fn add(&mut self, (x, y): (u32, u32), gap: f32, f: f32, g: f32) {
+        let (x, y) = (x as f32, y as f32);
+        self.gap = self.gap.min(gap);
+        self.lo = [self.lo[0].min(x), self.lo[1].min(y), self.lo[2].min(f)];
+        self.hi = [
+            self.hi[0].max(x + 1.0),
+            self.hi[1].max(y + 1.0),
+            self.hi[2].max(g),
+        ];
+    }
+
+    /// The contacts over both pixel sets.
+    pub(super) fn merge(&mut self, v: Self) {
+        self.mask.extend(v.mask);
+        self.gap = self.gap.min(v.gap);
+        for i in 0..3 {
+            self.lo[i] = self.lo[i].min(v.lo[i]);
+            self.hi[i] = self.hi[i].max(v.hi[i]);
+        }
+    }
+
+    /// The pair's result in world units.
+    pub(super) fn result(self, view: &LdiView, pair: (u32, u32)) -> PairContacts {
+        let pixels = self.mask.len() as u64;
+        PairContacts::from_image(view, pair, pixels, self.gap, self.lo, self.hi, self.mask)
+    }
+}
+
 /// All contacts closer than `eps` (world units) between different objects in `ldi`.
 pub fn surface_contacts(ldi: &Ldi, view: &LdiView, eps: f64) -> Vec<PairContacts> {
     let eps_n = (eps / view.depth_extent) as f32;
-    type Acc = (Vec<u32>, f32, [f32; 3], [f32; 3]);
     let result = map_bands(
         ldi.pixel_count(),
         |range| {
@@ -59,27 +111,12 @@ pub fn surface_contacts(ldi: &Ldi, view: &LdiView, eps: f64) -> Vec<PairContacts
                             continue;
                         }
                         let key = ordered(f.object(), g.object());
-                        let (x, y) = ldi.image_xy(p);
-                        let (x, y) = (x as f32, y as f32);
-                        let e = acc.entry(key).or_insert_with(|| {
-                            (
-                                Vec::new(),
-                                f32::INFINITY,
-                                [f32::INFINITY; 3],
-                                [f32::NEG_INFINITY; 3],
-                            )
-                        });
+                        let e = acc.entry(key).or_insert_with(Acc::new);
                         if !seen.contains(&key) {
                             seen.push(key);
-                            e.0.push(p as u32);
+                            e.mask.push(p as u32);
                         }
-                        e.1 = e.1.min(gap);
-                        e.2 = [e.2[0].min(x), e.2[1].min(y), e.2[2].min(f.depth)];
-                        e.3 = [
-                            e.3[0].max(x + 1.0),
-                            e.3[1].max(y + 1.0),
-                            e.3[2].max(g.depth),
-                        ];
+                        e.add(ldi.image_xy(p), gap, f.depth, g.depth);
                     }
                 }
             }
@@ -88,14 +125,7 @@ pub fn surface_contacts(ldi: &Ldi, view: &LdiView, eps: f64) -> Vec<PairContacts
         |mut a, b| {
             for (k, v) in b {
                 match a.get_mut(&k) {
-                    Some(e) => {
-                        e.0.extend(v.0);
-                        e.1 = e.1.min(v.1);
-                        for i in 0..3 {
-                            e.2[i] = e.2[i].min(v.2[i]);
-                            e.3[i] = e.3[i].max(v.3[i]);
-                        }
-                    }
+                    Some(e) => e.merge(v),
                     None => {
                         a.insert(k, v);
                     }
@@ -107,10 +137,7 @@ pub fn surface_contacts(ldi: &Ldi, view: &LdiView, eps: f64) -> Vec<PairContacts
     result
         .unwrap_or_default()
         .into_iter()
-        .map(|((a, b), (mask, gap, lo, hi))| {
-            let pixels = mask.len() as u64;
-            PairContacts::from_image(view, (a, b), pixels, gap, lo, hi, mask)
-        })
+        .map(|(pair, acc)| acc.result(view, pair))
         .collect()
 }
 

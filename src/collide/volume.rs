@@ -38,15 +38,68 @@ pub struct PairVolume {
 /// One pair's intervals in one pixel: (pair, total length, deepest run, first start, last end).
 type PixelPair = ((u32, u32), f32, f32, f32, f32);
 
+/// One pair's sums over pixels (shared with `pair::analyse_pair`).
 #[derive(Debug, Clone, Copy)]
-struct Acc {
+pub(super) struct Acc {
     /// Sum of normalised interval lengths.
-    length: f64,
-    depth: f32,
-    pixels: u64,
+    pub(super) length: f64,
+    pub(super) depth: f32,
+    pub(super) pixels: u64,
     /// Pixel and depth bounds: x0, x1, y0, y1 (pixels), z0, z1 (normalised).
-    lo: [f32; 3],
-    hi: [f32; 3],
+    pub(super) lo: [f32; 3],
+    pub(super) hi: [f32; 3],
+}
+
+impl Acc {
+    /// No pixel yet (the identity of [`Acc::merge`]).
+    pub(super) const EMPTY: Self = Self {
+        length: 0.0,
+        depth: 0.0,
+        pixels: 0,
+        lo: [f32::INFINITY; 3],
+        hi: [f32::NEG_INFINITY; 3],
+    };
+
+    /// One pixel `(x, y)` whose intervals sum to `total` (the deepest `deepest`, from `z0` to
+    /// `z1`), counted with the share `share` of its area.
+    #[inline]
+    pub(super) fn add_pixel(&mut self, (x, y): (u32, u32), share: f64, run: (f32, f32, f32, f32)) {
+        let (total, deepest, z0, z1) = run;
+        let (x, y) = (x as f32, y as f32);
+        self.length += f64::from(total) * share;
+        self.depth = self.depth.max(deepest);
+        self.pixels += 1;
+        self.lo = [self.lo[0].min(x), self.lo[1].min(y), self.lo[2].min(z0)];
+        self.hi = [
+            self.hi[0].max(x + 1.0),
+            self.hi[1].max(y + 1.0),
+            self.hi[2].max(z1),
+        ];
+    }
+
+    /// The sums over both pixel sets.
+    pub(super) fn merge(&mut self, v: &Self) {
+        self.length += v.length;
+        self.depth = self.depth.max(v.depth);
+        self.pixels += v.pixels;
+        for i in 0..3 {
+            self.lo[i] = self.lo[i].min(v.lo[i]);
+            self.hi[i] = self.hi[i].max(v.hi[i]);
+        }
+    }
+
+    /// The pair's result in world units.
+    pub(super) fn result(&self, view: &LdiView, pair: (u32, u32)) -> PairVolume {
+        PairVolume::from_image(
+            view,
+            pair,
+            self.length,
+            self.depth,
+            self.pixels,
+            self.lo,
+            self.hi,
+        )
+    }
 }
 
 /// All pairwise intersection volumes in `ldi`.
@@ -133,39 +186,21 @@ pub fn volume_overlaps_within(
                         }
                     }
                 }
-                let (x, y) = ldi.image_xy(p);
-                let share = outline.map_or(1.0, |o| coverage(x, y, o));
-                let (x, y) = (x as f32, y as f32);
+                let xy = ldi.image_xy(p);
+                let share = outline.map_or(1.0, |o| coverage(xy.0, xy.1, o));
                 for &(key, total, deepest, z0, z1) in &pixel_acc {
-                    let e = acc.entry(key).or_insert(Acc {
-                        length: 0.0,
-                        depth: 0.0,
-                        pixels: 0,
-                        lo: [f32::INFINITY; 3],
-                        hi: [f32::NEG_INFINITY; 3],
-                    });
-                    e.length += f64::from(total) * share;
-                    e.depth = e.depth.max(deepest);
-                    e.pixels += 1;
-                    e.lo = [e.lo[0].min(x), e.lo[1].min(y), e.lo[2].min(z0)];
-                    e.hi = [e.hi[0].max(x + 1.0), e.hi[1].max(y + 1.0), e.hi[2].max(z1)];
+                    acc.entry(key).or_insert(Acc::EMPTY).add_pixel(
+                        xy,
+                        share,
+                        (total, deepest, z0, z1),
+                    );
                 }
             }
             acc
         },
         |mut a, b| {
             for (k, v) in b {
-                a.entry(k)
-                    .and_modify(|e| {
-                        e.length += v.length;
-                        e.depth = e.depth.max(v.depth);
-                        e.pixels += v.pixels;
-                        for i in 0..3 {
-                            e.lo[i] = e.lo[i].min(v.lo[i]);
-                            e.hi[i] = e.hi[i].max(v.hi[i]);
-                        }
-                    })
-                    .or_insert(v);
+                a.entry(k).and_modify(|e| e.merge(&v)).or_insert(v);
             }
             a
         },
@@ -173,17 +208,7 @@ pub fn volume_overlaps_within(
     result
         .unwrap_or_default()
         .into_iter()
-        .map(|((a, b), acc)| {
-            PairVolume::from_image(
-                view,
-                (a, b),
-                acc.length,
-                acc.depth,
-                acc.pixels,
-                acc.lo,
-                acc.hi,
-            )
-        })
+        .map(|(pair, acc)| acc.result(view, pair))
         .collect()
 }
 
