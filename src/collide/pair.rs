@@ -220,18 +220,7 @@ mod tests {
     use crate::mesh::shapes::{cuboid, uv_sphere};
     use crate::mesh::Mesh;
     use crate::raster::{rasterize, RasterObject};
-
-    /// A small deterministic generator (no dependency for a test).
-    struct Lcg(u64);
-    impl Lcg {
-        fn next(&mut self) -> f32 {
-            self.0 = self
-                .0
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (self.0 >> 40) as f32 / (1u64 << 24) as f32
-        }
-    }
+    use crate::sim::Lcg;
 
     /// Two meshes as one object.
     fn union_of(a: Mesh, b: &Mesh) -> Mesh {
@@ -283,14 +272,14 @@ mod tests {
     /// (overlapping, touching, nested, apart), with and without an outline, every axis.
     #[test]
     fn one_pass_equals_the_three_analyses() {
-        let mut rng = Lcg(7);
+        let mut rng = Lcg::new(7);
         let mut checked = [0usize; 3];
         let mut edges = edge_pairs().into_iter();
         for case in 0..75 {
             let shape = |rng: &mut Lcg| -> Mesh {
-                let c = Vec3::new(rng.next(), rng.next(), rng.next()) * 1.5;
-                let r = 0.2 + rng.next();
-                if rng.next() < 0.5 {
+                let c = rng.next_vec3() * 1.5;
+                let r = 0.2 + rng.next_f32();
+                if rng.next_f32() < 0.5 {
                     uv_sphere(c, r, 24, 12)
                 } else {
                     cuboid(c - r, c + r * Vec3::new(1.0, 0.7, 1.3))
