@@ -116,17 +116,23 @@ fn same_side(d: [f64; 3]) -> bool {
 /// The segment where triangle `t` (distances `d`, not all on one side, not all zero) meets
 /// the plane.
 fn plane_segment(t: [DVec3; 3], d: [f64; 3]) -> Option<[DVec3; 2]> {
-    let mut pts: Vec<DVec3> = Vec::with_capacity(3);
+    // At most three points (a vertex on the plane and the opposite edge crossing it, or all
+    // three vertices on it): a fixed array, no allocation per tested pair.
+    let mut pts = [DVec3::ZERO; 3];
+    let mut n = 0;
     for i in 0..3 {
         let j = (i + 1) % 3;
         if d[i] == 0.0 {
-            pts.push(t[i]);
+            pts[n] = t[i];
+            n += 1;
         }
         if (d[i] < 0.0 && d[j] > 0.0) || (d[i] > 0.0 && d[j] < 0.0) {
             let s = d[i] / (d[i] - d[j]);
-            pts.push(t[i] + (t[j] - t[i]) * s);
+            pts[n] = t[i] + (t[j] - t[i]) * s;
+            n += 1;
         }
     }
+    let pts = &pts[..n];
     match pts.len() {
         0 => None,
         1 => Some([pts[0], pts[0]]),
@@ -446,14 +452,23 @@ struct TriGrid {
     inv: Vec3,
     /// Cells along x, y and z.
     dims: [u32; 3],
-    /// `cells + 1` offsets into `items`.
+    /// `cells + 1` offsets into `entries`.
     start: Vec<u32>,
-    /// Box indices, cell after cell, ascending within a cell.
-    items: Vec<u32>,
-    /// The held boxes.
-    held: Vec<Region>,
-    /// Each held box's first cell (that of its lower corner).
-    first: Vec<[u32; 3]>,
+    /// The held boxes, cell after cell, ascending by index within a cell: each box is
+    /// copied into every cell it reaches, so that a query reads one cell's boxes in a row.
+    entries: Vec<Entry>,
+}
+
+/// A held box in one cell of a [`TriGrid`].
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    min: Vec3,
+    max: Vec3,
+    /// The box's index.
+    k: u32,
+    /// Bit `i` set when the cell is the box's first along axis `i` (that of its lower
+    /// corner), so that [`TriGrid::overlapping`] finds the one cell where a pair is tested.
+    at: u8,
 }
 
 impl TriGrid {
@@ -497,9 +512,7 @@ impl TriGrid {
             inv,
             dims,
             start: Vec::new(),
-            items: Vec::new(),
-            held: Vec::new(),
-            first: Vec::new(),
+            entries: Vec::new(),
         };
         let cells = (dims[0] * dims[1] * dims[2]) as usize;
         let mut count = vec![0u32; cells + 1];
@@ -513,18 +526,37 @@ impl TriGrid {
             acc += n;
         }
         let mut fill = count.clone();
-        let mut items = vec![0u32; acc as usize];
+        let blank = Entry {
+            min: Vec3::ZERO,
+            max: Vec3::ZERO,
+            k: 0,
+            at: 0,
+        };
+        let mut entries = vec![blank; acc as usize];
         for (k, (b, _)) in boxes.iter().enumerate() {
-            grid.for_cells(b, |c| {
-                items[fill[c] as usize] = k as u32;
-                fill[c] += 1;
+            let first = grid.range(b).0;
+            let _ = grid.cells(b, |c, flat| {
+                entries[fill[flat] as usize] = Entry {
+                    min: b.min,
+                    max: b.max,
+                    k: k as u32,
+                    at: Self::axes_at(first, c),
+                };
+                fill[flat] += 1;
+                ControlFlow::Continue(())
             });
         }
         grid.start = count;
-        grid.items = items;
-        grid.held = boxes.iter().map(|(b, _)| *b).collect();
-        grid.first = boxes.iter().map(|(b, _)| grid.range(b).0).collect();
+        grid.entries = entries;
         grid
+    }
+
+    /// The axes (bits 0, 1, 2) along which `cell` is the first cell `first`.
+    #[inline]
+    fn axes_at(first: [u32; 3], cell: [u32; 3]) -> u8 {
+        u8::from(cell[0] == first[0])
+            | u8::from(cell[1] == first[1]) << 1
+            | u8::from(cell[2] == first[2]) << 2
     }
 
     /// The cell of a point along axis `k` (clamped to the grid).
@@ -544,14 +576,6 @@ impl TriGrid {
             std::array::from_fn(|k| self.index(b.min[k], k)),
             std::array::from_fn(|k| self.index(b.max[k], k)),
         )
-    }
-
-    /// Whether `cell` is the one where a box whose first cell is `first` and held box `k` are
-    /// tested: the cell of their common part's lower corner (both boxes reach it, and the
-    /// cell index is monotonic, so it is the larger of the two first cells on every axis).
-    fn home(&self, first: [u32; 3], k: u32, cell: [u32; 3]) -> bool {
-        let f = self.first[k as usize];
-        (0..3).all(|i| first[i].max(f[i]) == cell[i])
     }
 
     fn flat(&self, c: [u32; 3]) -> usize {
@@ -582,8 +606,12 @@ impl TriGrid {
         });
     }
 
-    /// Calls `f` with the index of every held box from `from` on that overlaps `b`, each once
-    /// (in the cell [`Self::home`] names), until `f` breaks.
+    /// Calls `f` with the index of every held box from `from` on that overlaps `b`, each once,
+    /// until `f` breaks. A pair is tested in one cell only: that of their common part's lower
+    /// corner. Both boxes reach it, and cell indices are monotonic, so it is the larger of
+    /// the two first cells on every axis: along each axis the cell is the first of `b` or the
+    /// first of the held box. Where it is not `b`'s first, the entry's `at` bit must say
+    /// it is the held box's.
     fn overlapping(
         &self,
         b: &Region,
@@ -592,12 +620,20 @@ impl TriGrid {
     ) -> ControlFlow<()> {
         let first = self.range(b).0;
         self.cells(b, |c, flat| {
-            for &k in &self.items[self.start[flat] as usize..self.start[flat + 1] as usize] {
-                if k as usize >= from
-                    && self.home(first, k, c)
-                    && b.overlaps(&self.held[k as usize])
-                {
-                    f(k as usize)?;
+            let need = !Self::axes_at(first, c) & 0b111;
+            let span = self.start[flat] as usize..self.start[flat + 1] as usize;
+            // Entries ascend by index within a cell: skip those before `from` at once.
+            let cell = &self.entries[span];
+            let skip = if from == 0 {
+                0
+            } else {
+                cell.partition_point(|e| (e.k as usize) < from)
+            };
+            for e in &cell[skip..] {
+                // One branch per entry, not one per test (`&`, not `&&`): each test's outcome
+                // is unpredictable. The last two are `Region::overlaps`, on the copy.
+                if (e.at & need == need) & b.min.cmple(e.max).all() & e.min.cmple(b.max).all() {
+                    f(e.k as usize)?;
                 }
             }
             ControlFlow::Continue(())
