@@ -20,6 +20,9 @@
 //!   every candidate pair over its whole box overlap), pair by pair and class by class
 //!   (asserted; full mode only, where the halls are checked both ways), and the pairs parry
 //!   finds, for reference.
+//! - **Red edges**: the exact intersection segments of the one-shot report's pairs and
+//!   self-collisions (`viewer::segments_for`, one thread), which the page computes after the
+//!   check and draws; the CLI does not.
 //! - **Rasteriser throughput**: nanoseconds per triangle of the CPU rasteriser on 1 M small
 //!   triangles (four overlapping spheres at 512², the `ldi` bench's case) and of the coarse
 //!   occupancy maps on the hall's parts.
@@ -44,6 +47,7 @@ use ldiclash::raster::{rasterize, RasterObject};
 use ldiclash::report::Report;
 use ldiclash::scene::hall::{robot_cell, Hall, HallDesc};
 use ldiclash::scene::{Object, Scene, SceneFile};
+use ldiclash::viewer::segments_for;
 use parry3d::math::{Pose, Vector};
 use parry3d::query::intersection_test;
 use parry3d::shape::TriMesh;
@@ -216,6 +220,9 @@ struct Row {
     same_as_boxes: String,
     /// Colliding pairs parry found among the last frame's moved pairs.
     frame_hits: usize,
+    /// The red edges of the one-shot report (ms, one thread) and their segments.
+    red_ms: f64,
+    red_segments: usize,
 }
 
 fn hall_row(
@@ -276,7 +283,20 @@ fn hall_row(
     let mut scene = load(&scene_json);
     let opts = CheckOptions::default();
     let mut checker = Checker::new(opts.clone());
-    checker.check(&scene).unwrap();
+    let first = checker.check(&scene).unwrap();
+    // The red edges the page draws (the exact intersection segments of every reported pair
+    // and self-collision; the CLI does not compute them), on one thread.
+    let mut red_segments = 0;
+    let red_ms = median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                let s = segments_for(&scene, &first);
+                red_segments = s.pairs.len() + s.selves.len();
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect(),
+    );
     let mut pairs_only = Checker::new(CheckOptions {
         self_check: false,
         ..opts.clone()
@@ -330,6 +350,8 @@ fn hall_row(
         parry_pairs,
         same_as_boxes,
         frame_hits,
+        red_ms,
+        red_segments,
     }
 }
 
@@ -497,6 +519,10 @@ fn main() {
         notes.push(format!(
             "{}: in the last moving frame parry found {} colliding pairs among the candidate pairs of moved parts",
             r.name, r.frame_hits
+        ));
+        notes.push(format!(
+            "{}: the red edges of the one-shot report (`viewer::segments_for`, the exact intersection segments the page draws; one thread): {:.0} ms, {} segments",
+            r.name, r.red_ms, r.red_segments
         ));
     }
     println!();
