@@ -452,23 +452,17 @@ struct TriGrid {
     inv: Vec3,
     /// Cells along x, y and z.
     dims: [u32; 3],
-    /// `cells + 1` offsets into `entries`.
+    /// `cells + 1` offsets into `items` and `firsts`.
     start: Vec<u32>,
-    /// The held boxes, cell after cell, ascending by index within a cell: each box is
-    /// copied into every cell it reaches, so that a query reads one cell's boxes in a row.
-    entries: Vec<Entry>,
-}
-
-/// A held box in one cell of a [`TriGrid`].
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    min: Vec3,
-    max: Vec3,
-    /// The box's index.
-    k: u32,
-    /// Bit `i` set when the cell is the box's first along axis `i` (that of its lower
-    /// corner), so that [`TriGrid::overlapping`] finds the one cell where a pair is tested.
-    at: u8,
+    /// Box indices, cell after cell, ascending within a cell.
+    items: Vec<u32>,
+    /// Per entry of `items`: bit `i` set when the cell is the box's first along axis `i`
+    /// (that of its lower corner), so that [`Self::overlapping`] finds the one cell where a
+    /// pair is tested without looking the box up (one byte per entry, not a box per entry:
+    /// a box reaches several cells, and a mesh may have millions of triangles).
+    firsts: Vec<u8>,
+    /// The held boxes.
+    held: Vec<Region>,
 }
 
 impl TriGrid {
@@ -512,7 +506,9 @@ impl TriGrid {
             inv,
             dims,
             start: Vec::new(),
-            entries: Vec::new(),
+            items: Vec::new(),
+            firsts: Vec::new(),
+            held: Vec::new(),
         };
         let cells = (dims[0] * dims[1] * dims[2]) as usize;
         let mut count = vec![0u32; cells + 1];
@@ -526,28 +522,22 @@ impl TriGrid {
             acc += n;
         }
         let mut fill = count.clone();
-        let blank = Entry {
-            min: Vec3::ZERO,
-            max: Vec3::ZERO,
-            k: 0,
-            at: 0,
-        };
-        let mut entries = vec![blank; acc as usize];
+        let mut items = vec![0u32; acc as usize];
+        let mut firsts = vec![0u8; acc as usize];
         for (k, (b, _)) in boxes.iter().enumerate() {
             let first = grid.range(b).0;
             let _ = grid.cells(b, |c, flat| {
-                entries[fill[flat] as usize] = Entry {
-                    min: b.min,
-                    max: b.max,
-                    k: k as u32,
-                    at: Self::axes_at(first, c),
-                };
+                let slot = fill[flat] as usize;
+                items[slot] = k as u32;
+                firsts[slot] = Self::axes_at(first, c);
                 fill[flat] += 1;
                 ControlFlow::Continue(())
             });
         }
         grid.start = count;
-        grid.entries = entries;
+        grid.items = items;
+        grid.firsts = firsts;
+        grid.held = boxes.iter().map(|(b, _)| *b).collect();
         grid
     }
 
@@ -622,18 +612,16 @@ impl TriGrid {
         self.cells(b, |c, flat| {
             let need = !Self::axes_at(first, c) & 0b111;
             let span = self.start[flat] as usize..self.start[flat + 1] as usize;
-            // Entries ascend by index within a cell: skip those before `from` at once.
-            let cell = &self.entries[span];
+            // Indices ascend within a cell: skip those before `from` at once.
+            let (items, firsts) = (&self.items[span.clone()], &self.firsts[span]);
             let skip = if from == 0 {
                 0
             } else {
-                cell.partition_point(|e| (e.k as usize) < from)
+                items.partition_point(|&k| (k as usize) < from)
             };
-            for e in &cell[skip..] {
-                // One branch per entry, not one per test (`&`, not `&&`): each test's outcome
-                // is unpredictable. The last two are `Region::overlaps`, on the copy.
-                if (e.at & need == need) & b.min.cmple(e.max).all() & e.min.cmple(b.max).all() {
-                    f(e.k as usize)?;
+            for (&k, &at) in items[skip..].iter().zip(&firsts[skip..]) {
+                if at & need == need && b.overlaps(&self.held[k as usize]) {
+                    f(k as usize)?;
                 }
             }
             ControlFlow::Continue(())
