@@ -708,6 +708,166 @@ pub fn segments_for(scene: &Scene, report: &Report) -> Segments {
     segments_with_progress(scene, report, &mut |_, _, _| {})
 }
 
+/// Segments shared between the objects and checks that need them.
+type Shared = Arc<Vec<[Vec3; 2]>>;
+
+/// What a set of red edges depends on, so that equal keys share one computation (placements
+/// are invertible affine maps, which map the crossing of two triangles onto the crossing of
+/// their images):
+/// - a part's own crossings, on its mesh alone: found in the mesh's frame and placed per
+///   object, as its self-collision is checked — once per mesh however often it is placed;
+/// - a pair's crossings, on the two meshes and the second's placement in the first's frame,
+///   rounded to 2⁻⁴⁰ of its scale (linear part) and of the first mesh's extent (translation),
+///   far finer than the `f32` world coordinates the world meshes hold: found in the first's
+///   frame and placed with it, so parts placed alike relative to each other (the same robot
+///   cell set down many times; a robot moved whole) share them;
+/// - a pair whose relative placement cannot be rounded so (not finite, or out of range): its
+///   world meshes, by versions.
+///
+/// Meshes are named by address; whoever keeps a key keeps its meshes alive (a deformed
+/// part's mesh is then copied on write, so an address never names two meshes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum SegKey {
+    Own(usize),
+    /// Mesh addresses, the rounded placement's twelve numbers in steps of 2^e, and the two
+    /// exponents (linear part, translation).
+    Pair(usize, usize, [i64; 12], [i32; 2]),
+    World(u64, u64),
+}
+
+/// Bits of precision a pair's relative placement keeps (in [`SegKey::Pair`]).
+const PLACEMENT_BITS: i32 = 40;
+
+/// A mesh by address.
+fn mesh_key(o: &Object) -> usize {
+    Arc::as_ptr(&o.mesh) as usize
+}
+
+/// The key of pair `(a, b)`'s segments, and the placement of `b` in `a`'s frame it stands for.
+fn pair_key(a: &Object, b: &Object) -> (SegKey, DMat4) {
+    let world = (SegKey::World(a.version(), b.version()), DMat4::IDENTITY);
+    let rel = a.world_from_object().inverse() * *b.world_from_object();
+    // Steps: the linear part's scale (the cube root of its determinant: 1 for a turn, the
+    // factor of a unit change; stable where a rotation's largest entry is not) and the first
+    // mesh's extent, each rounded to a power of two.
+    let scale = rel.determinant().abs().cbrt();
+    let extent = a.mesh.aabb().map_or(1.0, |(lo, hi)| {
+        f64::from(lo.abs().max(hi.abs()).max_element())
+    });
+    let usable = rel.is_finite() && scale.is_finite() && scale > 0.0 && extent > 0.0;
+    if !usable {
+        return world;
+    }
+    let e = [scale, extent].map(|v| v.log2().round() as i32 - PLACEMENT_BITS);
+    let c = rel.to_cols_array();
+    let mut q = [0i64; 12];
+    let mut m = [0.0f64; 16];
+    for col in 0..4 {
+        let step = 2f64.powi(e[usize::from(col == 3)]);
+        for row in 0..3 {
+            let n = (c[4 * col + row] / step).round();
+            if n.abs() >= 2f64.powi(52) {
+                return world;
+            }
+            q[3 * col + row] = n as i64;
+            m[4 * col + row] = n * step;
+        }
+    }
+    m[15] = 1.0;
+    (
+        SegKey::Pair(mesh_key(a), mesh_key(b), q, e),
+        DMat4::from_cols_array(&m),
+    )
+}
+
+/// What one key needs: the objects (a pair's first, or the part) and the relative placement.
+#[derive(Clone, Copy)]
+struct SegJob<'a> {
+    key: SegKey,
+    a: &'a Object,
+    b: Option<&'a Object>,
+    rel: DMat4,
+}
+
+impl<'a> SegJob<'a> {
+    fn pair(a: &'a Object, b: &'a Object) -> Self {
+        let (key, rel) = pair_key(a, b);
+        Self {
+            key,
+            a,
+            b: Some(b),
+            rel,
+        }
+    }
+
+    fn own(o: &'a Object) -> Self {
+        Self {
+            key: SegKey::Own(mesh_key(o)),
+            a: o,
+            b: None,
+            rel: DMat4::IDENTITY,
+        }
+    }
+
+    /// The segments, in the frame [`SegJob::place`] places.
+    fn compute(&self) -> Vec<[Vec3; 2]> {
+        match (self.key, self.b) {
+            (SegKey::World(..), Some(b)) => {
+                contact_segments(self.a.world(), b.world(), MAX_SEGMENTS)
+            }
+            (SegKey::Pair(..), Some(b)) if self.rel == DMat4::IDENTITY => {
+                contact_segments(&self.a.mesh, &b.mesh, MAX_SEGMENTS)
+            }
+            (SegKey::Pair(..), Some(b)) => {
+                contact_segments(&self.a.mesh, &b.mesh.transformed(&self.rel), MAX_SEGMENTS)
+            }
+            _ => self_contact_segments(&self.a.mesh, MAX_SEGMENTS),
+        }
+    }
+
+    /// Computed segments placed in the world.
+    fn place(&self, seg: &[[Vec3; 2]]) -> Vec<[Vec3; 2]> {
+        let m = self.a.world_from_object();
+        if matches!(self.key, SegKey::World(..)) || *m == DMat4::IDENTITY {
+            return seg.to_vec();
+        }
+        seg.iter()
+            .map(|s| s.map(|p| m.transform_point3(p.as_dvec3()).as_vec3()))
+            .collect()
+    }
+
+    /// The meshes the key names, kept alive with it.
+    fn meshes(&self) -> Vec<Arc<Mesh>> {
+        std::iter::once(self.a)
+            .chain(self.b)
+            .map(|o| o.mesh.clone())
+            .collect()
+    }
+}
+
+/// The jobs of a report's pairs and self-collisions, in its order (objects no longer in the
+/// scene are left out).
+fn seg_jobs<'a>(scene: &'a Scene, report: &Report) -> (Vec<SegJob<'a>>, Vec<SegJob<'a>>) {
+    let pairs = report
+        .pairs
+        .iter()
+        .filter_map(|p| match (scene.find(&p.a), scene.find(&p.b)) {
+            (Some(a), Some(b)) => Some(SegJob::pair(&scene.objects[a], &scene.objects[b])),
+            _ => None,
+        })
+        .collect();
+    let own = report
+        .self_collisions
+        .iter()
+        .filter_map(|s| {
+            scene
+                .find(&s.object)
+                .map(|i| SegJob::own(&scene.objects[i]))
+        })
+        .collect();
+    (pairs, own)
+}
+
 /// [`segments_for`], calling `progress(done, total, "segments")` before each pair or
 /// self-colliding object and once at the end (the page shows this phase of a check).
 pub fn segments_with_progress(
@@ -715,124 +875,84 @@ pub fn segments_with_progress(
     report: &Report,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Segments {
-    let mut out = Segments::default();
+    let (pairs, own) = seg_jobs(scene, report);
     let total = report.pairs.len() + report.self_collisions.len();
-    let mut done = 0;
-    for p in &report.pairs {
+    // Each key once (the scene keeps the meshes alive meanwhile).
+    let mut found: HashMap<SegKey, Vec<[Vec3; 2]>> = HashMap::new();
+    let mut out = Segments::default();
+    for (done, job) in pairs.iter().chain(&own).enumerate() {
         progress(done, total, "segments");
-        done += 1;
-        let (Some(a), Some(b)) = (scene.find(&p.a), scene.find(&p.b)) else {
-            continue;
-        };
-        let (a, b) = (&scene.objects[a], &scene.objects[b]);
-        out.pairs
-            .extend(contact_segments(a.world(), b.world(), MAX_SEGMENTS));
-    }
-    for s in &report.self_collisions {
-        progress(done, total, "segments");
-        done += 1;
-        if let Some(i) = scene.find(&s.object) {
-            out.selves.extend(self_contact_segments(
-                scene.objects[i].world(),
-                MAX_SEGMENTS,
-            ));
+        let seg = found.entry(job.key).or_insert_with(|| job.compute());
+        let placed = job.place(seg);
+        match job.b {
+            Some(_) => out.pairs.extend(placed),
+            None => out.selves.extend(placed),
         }
     }
     progress(total, total, "segments");
     out
 }
 
-/// Intersection segments remembered per pair and per object by object version, so a check
-/// after one part moved recomputes only the segments that involve it (what the check worker
-/// keeps between checks, beside its [`crate::check::Checker`]).
+/// Intersection segments remembered by [`SegKey`] (the meshes and their relative placement),
+/// so a check after one part moved recomputes only the pair segments that involve it, and
+/// none of its own (what the check worker keeps between checks, beside its
+/// [`crate::check::Checker`]).
 #[derive(Debug, Default)]
 pub struct SegmentCache {
-    pairs: HashMap<(u64, u64), Arc<Vec<[Vec3; 2]>>>,
-    selves: HashMap<u64, Arc<Vec<[Vec3; 2]>>>,
+    /// Each key's segments, with the meshes it names kept alive.
+    known: HashMap<SegKey, (Vec<Arc<Mesh>>, Shared)>,
 }
 
 impl SegmentCache {
-    /// [`segments_with_progress`], taking what is remembered for unchanged objects;
-    /// forgets what the report no longer names. The segments not remembered are computed in
-    /// parallel where the build has threads (natively; the check worker's threaded wasm), a
-    /// chunk at a time so that `progress` still moves; in the report's order either way.
+    /// [`segments_with_progress`], taking what is remembered for unchanged meshes and
+    /// placements; forgets what the report no longer names. The segments not remembered are
+    /// computed in parallel where the build has threads (natively; the check worker's
+    /// threaded wasm), a chunk at a time so that `progress` still moves; in the report's
+    /// order either way.
     pub fn segments(
         &mut self,
         scene: &Scene,
         report: &Report,
         progress: &mut dyn FnMut(usize, usize, &str),
     ) -> Segments {
-        /// Segments to compute: of a pair (by versions) or of one object.
-        enum Todo<'a> {
-            Pair((u64, u64), &'a Object, &'a Object),
-            Own(u64, &'a Object),
-        }
-        let pair_objects: Vec<Option<(&Object, &Object)>> = report
-            .pairs
+        let (pairs, own) = seg_jobs(scene, report);
+        let mut queued = HashSet::new();
+        let todo: Vec<SegJob<'_>> = pairs
             .iter()
-            .map(|p| match (scene.find(&p.a), scene.find(&p.b)) {
-                (Some(a), Some(b)) => Some((&scene.objects[a], &scene.objects[b])),
-                _ => None,
-            })
+            .chain(&own)
+            .filter(|j| !self.known.contains_key(&j.key) && queued.insert(j.key))
+            .copied()
             .collect();
-        let own_objects: Vec<Option<&Object>> = report
-            .self_collisions
-            .iter()
-            .map(|s| scene.find(&s.object).map(|i| &scene.objects[i]))
-            .collect();
-        let mut todo = Vec::new();
-        let (mut queued_pairs, mut queued_selves) = (HashSet::new(), HashSet::new());
-        for &(a, b) in pair_objects.iter().flatten() {
-            let key = (a.version(), b.version());
-            if !self.pairs.contains_key(&key) && queued_pairs.insert(key) {
-                todo.push(Todo::Pair(key, a, b));
-            }
-        }
-        for &o in own_objects.iter().flatten() {
-            let key = o.version();
-            if !self.selves.contains_key(&key) && queued_selves.insert(key) {
-                todo.push(Todo::Own(key, o));
-            }
-        }
-
         let total = report.pairs.len() + report.self_collisions.len();
         let mut done = total - todo.len();
-        let mut pairs = HashMap::new();
-        let mut selves = HashMap::new();
+        let mut known = HashMap::new();
         let chunk = 8 * crate::check::engine::cpu_threads();
         for part in todo.chunks(chunk.max(1)) {
             progress(done, total, "segments");
-            let computed = crate::check::par_map(part, |t| match *t {
-                Todo::Pair(_, a, b) => contact_segments(a.world(), b.world(), MAX_SEGMENTS),
-                Todo::Own(_, o) => self_contact_segments(o.world(), MAX_SEGMENTS),
-            });
-            for (t, seg) in part.iter().zip(computed) {
-                match *t {
-                    Todo::Pair(key, ..) => pairs.insert(key, Arc::new(seg)),
-                    Todo::Own(key, _) => selves.insert(key, Arc::new(seg)),
-                };
+            let computed = crate::check::par_map(part, SegJob::compute);
+            for (job, seg) in part.iter().zip(computed) {
+                known.insert(job.key, (job.meshes(), Arc::new(seg)));
             }
             done += part.len();
         }
-
         let mut out = Segments::default();
-        for &(a, b) in pair_objects.iter().flatten() {
-            let key = (a.version(), b.version());
-            if let Some(seg) = pairs.get(&key).or_else(|| self.pairs.get(&key)).cloned() {
-                out.pairs.extend_from_slice(&seg);
-                pairs.insert(key, seg);
+        for job in pairs.iter().chain(&own) {
+            let Some(entry) = known
+                .get(&job.key)
+                .or_else(|| self.known.get(&job.key))
+                .cloned()
+            else {
+                continue;
+            };
+            let placed = job.place(&entry.1);
+            match job.b {
+                Some(_) => out.pairs.extend(placed),
+                None => out.selves.extend(placed),
             }
-        }
-        for &o in own_objects.iter().flatten() {
-            let key = o.version();
-            if let Some(seg) = selves.get(&key).or_else(|| self.selves.get(&key)).cloned() {
-                out.selves.extend_from_slice(&seg);
-                selves.insert(key, seg);
-            }
+            known.insert(job.key, entry);
         }
         progress(total, total, "segments");
-        self.pairs = pairs;
-        self.selves = selves;
+        self.known = known;
         out
     }
 }
@@ -986,18 +1106,172 @@ mod tests {
         // Progress only moves forward and ends at the whole.
         assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "{seen:?}");
         assert_eq!(seen.last(), Some(&(2, 2)));
-        let ab = cache.pairs.values().map(Arc::as_ptr).collect::<Vec<_>>();
+        let ab = cache
+            .known
+            .values()
+            .map(|e| Arc::as_ptr(&e.1))
+            .collect::<Vec<_>>();
         // Move d a little: c–d is recomputed, a–b comes from memory.
         s.translate(3, Vec3::new(0.1, 0.0, 0.0)).unwrap();
         let r = check(&s.scene, &CheckOptions::default()).unwrap();
         let again = cache.segments(&s.scene, &r, &mut |_, _, _| {});
         assert_eq!(again, segments_for(&s.scene, &r));
         let kept = cache
-            .pairs
+            .known
             .values()
-            .filter(|v| ab.contains(&Arc::as_ptr(v)))
+            .filter(|e| ab.contains(&Arc::as_ptr(&e.1)))
             .count();
-        assert_eq!((cache.pairs.len(), kept), (2, 1));
+        assert_eq!((cache.known.len(), kept), (2, 1));
+    }
+
+    /// Two overlapping boxes in one closed mesh: it crosses itself along two loops.
+    fn self_crossing() -> Mesh {
+        let a = mesh::shapes::cuboid(Vec3::ZERO, Vec3::ONE);
+        let b = mesh::shapes::cuboid(Vec3::splat(0.5), Vec3::splat(1.5));
+        let n = a.positions.len() as u32;
+        let mut positions = a.positions.clone();
+        positions.extend_from_slice(&b.positions);
+        let mut triangles = a.triangles.clone();
+        triangles.extend(b.triangles.iter().map(|t| t.map(|i| i + n)));
+        Mesh::new(positions, triangles)
+    }
+
+    #[test]
+    fn a_parts_own_crossings_are_found_once_per_mesh_and_placed() {
+        let mesh = Arc::new(self_crossing());
+        let own = self_contact_segments(&mesh, MAX_SEGMENTS);
+        assert!(own.len() >= 8, "{}", own.len());
+        let mut scene = Scene::new();
+        let turn = DMat4::from_translation(glam::DVec3::new(10.0, 0.0, 0.0))
+            * DMat4::from_rotation_z(0.3)
+            * DMat4::from_scale(glam::DVec3::splat(2.0));
+        for (name, m) in [("p", DMat4::IDENTITY), ("q", turn)] {
+            scene
+                .add(name, mesh.clone(), Units::Unknown, m)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let r = check(&scene, &CheckOptions::default()).unwrap();
+        assert_eq!(r.self_collisions.len(), 2, "{:?}", r.self_collisions);
+        let seg = segments_for(&scene, &r);
+        // The mesh's own segments, then the same placed by q's transform.
+        assert_eq!(seg.selves.len(), 2 * own.len());
+        assert_eq!(&seg.selves[..own.len()], &own[..]);
+        for (placed, s) in seg.selves[own.len()..].iter().zip(&own) {
+            let want = s.map(|p| turn.transform_point3(p.as_dvec3()).as_vec3());
+            assert_eq!(placed, &want);
+        }
+        // The cache: one entry for both parts; kept when q moves, made again when q deforms.
+        let mut cache = SegmentCache::default();
+        assert_eq!(cache.segments(&scene, &r, &mut |_, _, _| {}), seg);
+        assert_eq!(cache.known.len(), 1);
+        let first = cache
+            .known
+            .values()
+            .map(|e| Arc::as_ptr(&e.1))
+            .collect::<Vec<_>>();
+        scene
+            .set_transform(1, DMat4::from_translation(glam::DVec3::new(20.0, 0.0, 0.0)))
+            .unwrap();
+        let r = check(&scene, &CheckOptions::default()).unwrap();
+        let moved = cache.segments(&scene, &r, &mut |_, _, _| {});
+        assert_eq!(moved, segments_for(&scene, &r));
+        let kept = cache
+            .known
+            .values()
+            .map(|e| Arc::as_ptr(&e.1))
+            .collect::<Vec<_>>();
+        assert_eq!(kept, first);
+        // Deform q: its mesh is copied on write (the cache holds the old one), so it gets
+        // its own entry, and p keeps the remembered one.
+        let shifted: Vec<Vec3> = scene.objects[1]
+            .mesh
+            .positions
+            .iter()
+            .map(|p| *p * 1.1)
+            .collect();
+        scene.set_positions(1, &shifted).unwrap();
+        assert_ne!(
+            Arc::as_ptr(&scene.objects[0].mesh),
+            Arc::as_ptr(&scene.objects[1].mesh)
+        );
+        let r = check(&scene, &CheckOptions::default()).unwrap();
+        let deformed = cache.segments(&scene, &r, &mut |_, _, _| {});
+        assert_eq!(deformed, segments_for(&scene, &r));
+        assert_eq!(cache.known.len(), 2);
+        assert!(cache.known.values().any(|e| Arc::as_ptr(&e.1) == first[0]));
+    }
+
+    #[test]
+    fn pairs_placed_alike_share_their_segments() {
+        // A "cell" of two crossing spheres of different meshes, set down twice: turned and
+        // moved, and scaled by a unit factor.
+        let ball = Arc::new(mesh::shapes::uv_sphere(Vec3::ZERO, 1.0, 24, 12));
+        let egg = Arc::new(mesh::shapes::uv_sphere(Vec3::ZERO, 0.7, 20, 10));
+        let inner =
+            DMat4::from_translation(glam::DVec3::new(1.2, 0.3, 0.1)) * DMat4::from_rotation_x(0.4);
+        let cells = [
+            DMat4::IDENTITY,
+            DMat4::from_translation(glam::DVec3::new(7.0, -3.0, 0.5))
+                * DMat4::from_rotation_z(1.1)
+                * DMat4::from_scale(glam::DVec3::splat(0.5)),
+        ];
+        let mut scene = Scene::new();
+        for (k, c) in cells.iter().enumerate() {
+            scene
+                .add(&format!("ball{k}"), ball.clone(), Units::Unknown, *c)
+                .unwrap();
+            scene
+                .add(&format!("egg{k}"), egg.clone(), Units::Unknown, *c * inner)
+                .unwrap();
+        }
+        let r = check(&scene, &CheckOptions::default()).unwrap();
+        assert_eq!(r.pairs.len(), 2, "{:?}", r.pairs);
+        let seg = segments_for(&scene, &r);
+        // The same crossings in both cells, each where the world meshes have them.
+        let n = seg.pairs.len() / 2;
+        assert!(n > 40 && seg.pairs.len() == 2 * n, "{}", seg.pairs.len());
+        for (k, placed) in seg.pairs.chunks(n).enumerate() {
+            let (a, b) = (&scene.objects[2 * k], &scene.objects[2 * k + 1]);
+            let world = contact_segments(a.world(), b.world(), MAX_SEGMENTS);
+            assert_eq!(world.len(), n, "cell {k}");
+            let size = if k == 0 { 1.0 } else { 0.5 };
+            for s in placed {
+                let mid = (s[0] + s[1]) / 2.0;
+                let near = world
+                    .iter()
+                    .map(|w| ((w[0] + w[1]) / 2.0).distance(mid))
+                    .fold(f32::INFINITY, f32::min);
+                assert!(near < 1e-4 * size, "cell {k}: {near}");
+            }
+        }
+        // One computation for both, kept when a whole cell moves.
+        let mut cache = SegmentCache::default();
+        assert_eq!(cache.segments(&scene, &r, &mut |_, _, _| {}), seg);
+        assert_eq!(cache.known.len(), 1);
+        let first = cache.known.values().map(|e| Arc::as_ptr(&e.1)).next();
+        let shift = DMat4::from_translation(glam::DVec3::new(0.0, 2.0, 0.0));
+        for i in [2, 3] {
+            let m = shift * *scene.objects[i].world_from_object();
+            scene.set_transform(i, m).unwrap();
+        }
+        let r = check(&scene, &CheckOptions::default()).unwrap();
+        let moved = cache.segments(&scene, &r, &mut |_, _, _| {});
+        assert_eq!(moved, segments_for(&scene, &r));
+        assert_eq!(
+            cache.known.values().map(|e| Arc::as_ptr(&e.1)).next(),
+            first
+        );
+        // Moving one part of a cell changes its pair's placement: computed again.
+        let nudge = DMat4::from_translation(glam::DVec3::new(0.0, 0.05, 0.0));
+        let m = nudge * *scene.objects[3].world_from_object();
+        scene.set_transform(3, m).unwrap();
+        let r = check(&scene, &CheckOptions::default()).unwrap();
+        assert_eq!(r.pairs.len(), 2);
+        let again = cache.segments(&scene, &r, &mut |_, _, _| {});
+        assert_eq!(again, segments_for(&scene, &r));
+        assert_eq!(cache.known.len(), 2);
+        assert_eq!(again.pairs[..n], moved.pairs[..n]);
+        assert_ne!(again.pairs[n..], moved.pairs[n..]);
     }
 
     #[test]
