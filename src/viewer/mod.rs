@@ -744,16 +744,14 @@ fn mesh_key(o: &Object) -> usize {
 }
 
 /// The key of pair `(a, b)`'s segments, and the placement of `b` in `a`'s frame it stands for.
-fn pair_key(a: &Object, b: &Object) -> (SegKey, DMat4) {
+/// `extent`: the largest coordinate of `a`'s mesh.
+fn pair_key(a: &Object, b: &Object, extent: f64) -> (SegKey, DMat4) {
     let world = (SegKey::World(a.version(), b.version()), DMat4::IDENTITY);
     let rel = a.world_from_object().inverse() * *b.world_from_object();
     // Steps: the linear part's scale (the cube root of its determinant: 1 for a turn, the
     // factor of a unit change; stable where a rotation's largest entry is not) and the first
     // mesh's extent, each rounded to a power of two.
     let scale = rel.determinant().abs().cbrt();
-    let extent = a.mesh.aabb().map_or(1.0, |(lo, hi)| {
-        f64::from(lo.abs().max(hi.abs()).max_element())
-    });
     let usable = rel.is_finite() && scale.is_finite() && scale > 0.0 && extent > 0.0;
     if !usable {
         return world;
@@ -790,8 +788,8 @@ struct SegJob<'a> {
 }
 
 impl<'a> SegJob<'a> {
-    fn pair(a: &'a Object, b: &'a Object) -> Self {
-        let (key, rel) = pair_key(a, b);
+    fn pair(a: &'a Object, b: &'a Object, extent: f64) -> Self {
+        let (key, rel) = pair_key(a, b, extent);
         Self {
             key,
             a,
@@ -848,11 +846,21 @@ impl<'a> SegJob<'a> {
 /// The jobs of a report's pairs and self-collisions, in its order (objects no longer in the
 /// scene are left out).
 fn seg_jobs<'a>(scene: &'a Scene, report: &Report) -> (Vec<SegJob<'a>>, Vec<SegJob<'a>>) {
+    // Each mesh's largest coordinate, once per mesh.
+    let mut extents: HashMap<usize, f64> = HashMap::new();
     let pairs = report
         .pairs
         .iter()
         .filter_map(|p| match (scene.find(&p.a), scene.find(&p.b)) {
-            (Some(a), Some(b)) => Some(SegJob::pair(&scene.objects[a], &scene.objects[b])),
+            (Some(a), Some(b)) => {
+                let a = &scene.objects[a];
+                let extent = *extents.entry(mesh_key(a)).or_insert_with(|| {
+                    a.mesh.aabb().map_or(1.0, |(lo, hi)| {
+                        f64::from(lo.abs().max(hi.abs()).max_element())
+                    })
+                });
+                Some(SegJob::pair(a, &scene.objects[b], extent))
+            }
             _ => None,
         })
         .collect();
