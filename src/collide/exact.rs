@@ -600,7 +600,7 @@ impl TriGrid {
     /// until `f` breaks. A pair is tested in one cell only: that of their common part's lower
     /// corner. Both boxes reach it, and cell indices are monotonic, so it is the larger of
     /// the two first cells on every axis: along each axis the cell is the first of `b` or the
-    /// first of the held box. Where it is not `b`'s first, the entry's `at` bit must say
+    /// first of the held box. Where it is not `b`'s first, the entry's `firsts` bit must say
     /// it is the held box's.
     fn overlapping(
         &self,

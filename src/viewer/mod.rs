@@ -807,7 +807,7 @@ impl<'a> SegJob<'a> {
         }
     }
 
-    /// The segments, in the frame [`SegJob::place`] places.
+    /// The segments, in the frame [`SegJob::place`] places from.
     fn compute(&self) -> Vec<[Vec3; 2]> {
         match (self.key, self.b) {
             (SegKey::World(..), Some(b)) => {
@@ -823,15 +823,21 @@ impl<'a> SegJob<'a> {
         }
     }
 
-    /// Computed segments placed in the world.
-    fn place(&self, seg: &[[Vec3; 2]]) -> Vec<[Vec3; 2]> {
+    /// Computed segments placed in the world, added to the pairs' or the selves' list.
+    fn place(&self, seg: &[[Vec3; 2]], out: &mut Segments) {
+        let list = match self.b {
+            Some(_) => &mut out.pairs,
+            None => &mut out.selves,
+        };
         let m = self.a.world_from_object();
         if matches!(self.key, SegKey::World(..)) || *m == DMat4::IDENTITY {
-            return seg.to_vec();
+            list.extend_from_slice(seg);
+        } else {
+            list.extend(
+                seg.iter()
+                    .map(|s| s.map(|p| m.transform_point3(p.as_dvec3()).as_vec3())),
+            );
         }
-        seg.iter()
-            .map(|s| s.map(|p| m.transform_point3(p.as_dvec3()).as_vec3()))
-            .collect()
     }
 
     /// The meshes the key names, kept alive with it.
@@ -891,11 +897,7 @@ pub fn segments_with_progress(
     for (done, job) in pairs.iter().chain(&own).enumerate() {
         progress(done, total, "segments");
         let seg = found.entry(job.key).or_insert_with(|| job.compute());
-        let placed = job.place(seg);
-        match job.b {
-            Some(_) => out.pairs.extend(placed),
-            None => out.selves.extend(placed),
-        }
+        job.place(seg, &mut out);
     }
     progress(total, total, "segments");
     out
@@ -952,11 +954,7 @@ impl SegmentCache {
             else {
                 continue;
             };
-            let placed = job.place(&entry.1);
-            match job.b {
-                Some(_) => out.pairs.extend(placed),
-                None => out.selves.extend(placed),
-            }
+            job.place(&entry.1, &mut out);
             known.insert(job.key, entry);
         }
         progress(total, total, "segments");
