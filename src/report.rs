@@ -236,6 +236,10 @@ pub struct Stats {
     /// Coarse maps an incremental checker moved along with a part that only moved (no new map).
     #[serde(default)]
     pub coarse_moved: usize,
+    /// Candidate pairs whose coarse maps meet, proven apart exactly (no fine LDI needed:
+    /// farther apart than the LDIs could see, neither inside the other).
+    #[serde(default)]
+    pub exact_separated: usize,
 }
 
 /// What the GPU pipeline did over a whole check (docs/gpu.md).

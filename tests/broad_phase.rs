@@ -372,3 +372,152 @@ fn incremental_checks_equal_fresh_checks() {
     let r = checker.check(&scene).unwrap();
     assert_eq!(r.stats.cached_pairs, 0);
 }
+
+/// The pairs `auto` reports (LDI broad phase, pairs proven apart exactly get no more LDIs)
+/// are those some view axis sees: the pairs of every axis over the whole box overlap. Returns
+/// the `auto` report.
+fn same_pairs_as_every_axis(what: &str, scene: &Scene, opts: &CheckOptions) -> Report {
+    let auto = check(scene, opts).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let every = check(
+        scene,
+        &CheckOptions {
+            axes: Axes::List(vec![
+                ldiclash::ldi::Axis::X,
+                ldiclash::ldi::Axis::Y,
+                ldiclash::ldi::Axis::Z,
+            ]),
+            broad_phase: BroadPhase::Boxes,
+            ..opts.clone()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let set = |r: &Report| -> Vec<(String, String)> {
+        r.pairs.iter().map(|p| (p.a.clone(), p.b.clone())).collect()
+    };
+    assert_eq!(set(&auto), set(&every), "{what}");
+    assert_eq!(
+        every.stats.exact_separated, 0,
+        "{what}: listed axes all run"
+    );
+    auto
+}
+
+/// Pairs proven apart exactly (issue 10: closer than the coarse cells, farther than any LDI
+/// could see, neither inside the other) are exactly the pairs no view axis sees, around the
+/// proof's cutoff (a pixel and a sixty-fourth), beside a cavity's wall, and nested in shells.
+#[test]
+fn pairs_proven_apart_are_those_no_axis_sees() {
+    let id = DMat4::IDENTITY;
+    let opts = CheckOptions::default();
+    let mut proven = Vec::new();
+    let join = |parts: &[Mesh]| {
+        let mut m = Mesh::new(Vec::new(), Vec::new());
+        for p in parts {
+            let n = m.positions.len() as u32;
+            m.positions.extend(&p.positions);
+            m.triangles
+                .extend(p.triangles.iter().map(|t| t.map(|i| i + n)));
+        }
+        m
+    };
+    let inverted = |mut m: Mesh| {
+        for t in &mut m.triangles {
+            t.swap(1, 2);
+        }
+        m
+    };
+    // A part hovering over a cube's top, their boxes overlapping (a second block beside the
+    // cube), gaps around the pixel of the pair's views (0.8 / 256).
+    let cube = cuboid(Vec3::ZERO, Vec3::ONE);
+    for gap in [0.0, 0.5, 0.9, 0.99, 1.0, 1.01, 1.02, 1.05, 1.5, 3.0] {
+        let g = (gap * 0.8 / 256.0) as f32;
+        let hover = join(&[
+            cuboid(Vec3::new(0.2, 0.2, 1.0 + g), Vec3::new(0.8, 0.8, 1.5)),
+            cuboid(Vec3::new(1.2, 0.2, 0.5), Vec3::new(1.5, 0.8, 1.5)),
+        ]);
+        let what = format!("hover {gap} px");
+        let r =
+            same_pairs_as_every_axis(&what, &placed(vec![(cube.clone(), id), (hover, id)]), &opts);
+        proven.push((what, r.stats.exact_separated, r.stats.coarse_separated));
+    }
+    // Spheres on a diagonal, a fraction of a pixel to a few pixels apart.
+    let sphere = uv_sphere(Vec3::ZERO, 0.5, 96, 48);
+    for gap in [0.0, 0.5, 0.99, 1.0, 1.01, 1.05, 1.1, 2.0, 4.0] {
+        let d = (1.0 + gap / 256.0) / 2f64.sqrt();
+        let b = DMat4::from_translation(DVec3::new(d, d, 0.0));
+        let what = format!("diagonal spheres, gap {gap} px");
+        let r = same_pairs_as_every_axis(
+            &what,
+            &placed(vec![(sphere.clone(), id), (sphere.clone(), b)]),
+            &opts,
+        );
+        proven.push((what, r.stats.exact_separated, r.stats.coarse_separated));
+    }
+    // A hollow box (an outer shell and an inward cavity, one mesh) and a part in the cavity two
+    // pixels from its side wall, in the wall's coarse column (inside counts of 0: apart), and
+    // one in the wall (volume).
+    let hollow = join(&[
+        cuboid(Vec3::splat(-1.0), Vec3::splat(1.0)),
+        inverted(cuboid(Vec3::splat(-0.8), Vec3::splat(0.8))),
+    ]);
+    for (what, part, expect) in [
+        (
+            "by the cavity's wall",
+            cuboid(Vec3::splat(-0.3), Vec3::new(0.79, 0.3, 0.3)),
+            0,
+        ),
+        (
+            "in the wall",
+            cuboid(Vec3::new(-0.1, -0.1, 0.85), Vec3::new(0.1, 0.1, 0.95)),
+            1,
+        ),
+    ] {
+        let r =
+            same_pairs_as_every_axis(what, &placed(vec![(hollow.clone(), id), (part, id)]), &opts);
+        assert_eq!(r.pairs.len(), expect, "{what}");
+        proven.push((
+            what.to_string(),
+            r.stats.exact_separated,
+            r.stats.coarse_separated,
+        ));
+    }
+    // A part between two nested outward shells of one mesh (inside counts of 2) a few pixels
+    // from the inner one, and one far smaller than a pixel inside a big cube.
+    let doubled = join(&[
+        cuboid(Vec3::splat(-1.0), Vec3::splat(1.0)),
+        cuboid(Vec3::splat(-0.5), Vec3::splat(0.5)),
+    ]);
+    let between = cuboid(Vec3::new(-0.3, -0.3, 0.51), Vec3::new(0.3, 0.3, 0.8));
+    let r = same_pairs_as_every_axis(
+        "between nested shells",
+        &placed(vec![(doubled, id), (between, id)]),
+        &opts,
+    );
+    assert_eq!(r.pairs.len(), 1, "between nested shells");
+    let big = cuboid(Vec3::splat(-10.0), Vec3::splat(10.0));
+    let speck = cuboid(Vec3::splat(-0.01), Vec3::splat(0.01));
+    let at = DMat4::from_translation(DVec3::new(3.3, -2.2, 1.1));
+    same_pairs_as_every_axis(
+        "a speck inside",
+        &placed(vec![(big, id), (speck, at)]),
+        &opts,
+    );
+    // The proof decides the far cases, and leaves the near ones to the LDIs.
+    let count = |w: &str| proven.iter().find(|p| p.0 == w).map(|p| p.1);
+    for w in [
+        "hover 1.05 px",
+        "hover 1.5 px",
+        "diagonal spheres, gap 2 px",
+        "by the cavity's wall",
+    ] {
+        assert_eq!(count(w), Some(1), "{w}: {proven:?}");
+    }
+    for w in [
+        "hover 0.5 px",
+        "hover 1 px",
+        "diagonal spheres, gap 1 px",
+        "in the wall",
+    ] {
+        assert_eq!(count(w), Some(0), "{w}: {proven:?}");
+    }
+}

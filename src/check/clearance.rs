@@ -10,6 +10,7 @@
 //! other object's box takes part.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use glam::DVec3;
 
@@ -25,25 +26,43 @@ struct Tri {
     hi: DVec3,
 }
 
-fn triangles(o: &Object) -> Vec<Tri> {
+/// The triangles of `o` whose world boxes `keep` accepts, runs of
+/// [`BOX_RUN`](crate::raster::BOX_RUN) whose box it refuses skipped whole.
+fn triangles(o: &Object, keep: impl Fn(DVec3, DVec3) -> bool) -> Vec<Tri> {
     let w = o.world();
-    w.triangles
-        .iter()
-        .map(|t| {
+    let mut out = Vec::new();
+    for (run, [lo, hi]) in w
+        .triangles
+        .chunks(crate::raster::BOX_RUN)
+        .zip(o.run_boxes())
+    {
+        if !keep(lo.as_dvec3(), hi.as_dvec3()) {
+            continue;
+        }
+        for t in run {
             let p = t.map(|i| w.positions[i as usize].as_dvec3());
-            Tri {
-                p,
-                lo: p[0].min(p[1]).min(p[2]),
-                hi: p[0].max(p[1]).max(p[2]),
+            let (lo, hi) = (p[0].min(p[1]).min(p[2]), p[0].max(p[1]).max(p[2]));
+            if keep(lo, hi) {
+                out.push(Tri { p, lo, hi });
             }
-        })
-        .collect()
+        }
+    }
+    out
 }
 
 /// The smallest distance between two boxes.
 fn box_gap(alo: DVec3, ahi: DVec3, blo: DVec3, bhi: DVec3) -> f64 {
     let d = (blo - ahi).max(alo - bhi).max(DVec3::ZERO);
     d.length()
+}
+
+/// The larger of two objects' largest absolute box coordinates: the scale of their f32
+/// rounding.
+pub(super) fn scale_of(a: &Object, b: &Object) -> f64 {
+    [a.aabb(), b.aabb()]
+        .iter()
+        .map(|r| f64::from(r.min.abs().max(r.max.abs()).max_element()))
+        .fold(0.0, f64::max)
 }
 
 /// The exact closest points of `a` and `b` when they come within `clearance` (the distance
@@ -55,114 +74,212 @@ pub fn closest_within(
     cells: Option<&[MeetingCell]>,
     clearance: f64,
 ) -> Option<Closest> {
-    if cells.is_some_and(<[MeetingCell]>::is_empty) {
-        return None;
-    }
-    let scale = [a.aabb(), b.aabb()]
-        .iter()
-        .map(|r| f64::from(r.min.abs().max(r.max.abs()).max_element()))
-        .fold(0.0, f64::max);
+    let scale = scale_of(a, b);
     let grow = clearance / 2.0 + scale * 1e-6 + 1e-30;
-    let near = cell_test(cells, grow);
-    let (ba, bb) = (a.aabb(), b.aabb());
     let reach = clearance + scale * 1e-6;
-    // Triangles near the cells (and within the clearance of the other object's box).
-    let keep = |t: &Tri, other: &crate::ldi::Region| {
-        box_gap(t.lo, t.hi, other.min.as_dvec3(), other.max.as_dvec3()) <= reach && near(t.lo, t.hi)
-    };
-    let ta: Vec<Tri> = triangles(a).into_iter().filter(|t| keep(t, &bb)).collect();
-    let tb: Vec<Tri> = triangles(b).into_iter().filter(|t| keep(t, &ba)).collect();
-    if ta.is_empty() || tb.is_empty() {
-        return None;
-    }
-    // A grid over b's triangles, cells about the clearance (or the triangles) in size.
-    let size = tb
-        .iter()
-        .map(|t| (t.hi - t.lo).max_element())
-        .fold(0.0, f64::max)
-        .max(clearance)
-        .max(1e-30);
-    let key = |p: DVec3| {
-        (
-            floor(p.x / size) as i64,
-            floor(p.y / size) as i64,
-            floor(p.z / size) as i64,
-        )
-    };
-    let mut grid: HashMap<(i64, i64, i64), Vec<u32>> = HashMap::new();
-    for (k, t) in tb.iter().enumerate() {
-        let (lo, hi) = (key(t.lo), key(t.hi));
-        for x in lo.0..=hi.0 {
-            for y in lo.1..=hi.1 {
-                for z in lo.2..=hi.2 {
-                    grid.entry((x, y, z)).or_default().push(k as u32);
+    let near = Near::new(a, b, cells, grow, reach)?;
+    let mut best: Option<Closest> = None;
+    let _ = near.scan(reach, |t, u, limit| {
+        let c = triangle_distance(*t, *u);
+        if c.distance <= *limit {
+            *limit = c.distance;
+            best = Some(c);
+        }
+        ControlFlow::Continue(())
+    });
+    best.filter(|c| c.distance <= clearance)
+}
+
+/// The triangles of two objects that may come within `reach` of each other near their
+/// meeting cells, with a uniform grid over the second's.
+pub(super) struct Near {
+    ta: Vec<Tri>,
+    tb: Vec<Tri>,
+    grid: HashMap<(i64, i64, i64), Vec<u32>>,
+    /// The grid's cell side.
+    size: f64,
+}
+
+impl Near {
+    /// The triangles of `a` and `b` whose boxes lie within `grow` of a meeting cell (every
+    /// triangle without cells) and within `reach` of the other object's box; `None` when
+    /// either side has none.
+    pub(super) fn new(
+        a: &Object,
+        b: &Object,
+        cells: Option<&[MeetingCell]>,
+        grow: f64,
+        reach: f64,
+    ) -> Option<Self> {
+        if cells.is_some_and(<[MeetingCell]>::is_empty) {
+            return None;
+        }
+        let columns = cells.map(Columns::new);
+        let (ba, bb) = (a.aabb(), b.aabb());
+        let columns = columns.as_ref();
+        let keep = |other: &crate::ldi::Region| {
+            let (omin, omax) = (other.min.as_dvec3(), other.max.as_dvec3());
+            move |lo: DVec3, hi: DVec3| {
+                box_gap(lo, hi, omin, omax) <= reach && columns.is_none_or(|c| c.near(lo, hi, grow))
+            }
+        };
+        let ta = triangles(a, keep(&bb));
+        let tb = triangles(b, keep(&ba));
+        if ta.is_empty() || tb.is_empty() {
+            return None;
+        }
+        // Grid cells about the reach (or the triangles) in size.
+        let size = tb
+            .iter()
+            .map(|t| (t.hi - t.lo).max_element())
+            .fold(0.0, f64::max)
+            .max(reach)
+            .max(1e-30);
+        let mut near = Near {
+            ta,
+            tb,
+            grid: HashMap::new(),
+            size,
+        };
+        for (k, t) in near.tb.iter().enumerate() {
+            let (lo, hi) = (near.key(t.lo), near.key(t.hi));
+            for x in lo.0..=hi.0 {
+                for y in lo.1..=hi.1 {
+                    for z in lo.2..=hi.2 {
+                        near.grid.entry((x, y, z)).or_default().push(k as u32);
+                    }
                 }
             }
         }
+        Some(near)
     }
-    let mut best: Option<Closest> = None;
-    let mut limit = reach;
-    let mut seen = vec![u32::MAX; tb.len()];
-    for (i, t) in ta.iter().enumerate() {
-        let g = DVec3::splat(limit);
-        let (lo, hi) = (key(t.lo - g), key(t.hi + g));
-        for x in lo.0..=hi.0 {
-            for y in lo.1..=hi.1 {
-                for z in lo.2..=hi.2 {
-                    for &k in grid.get(&(x, y, z)).map_or(&[][..], Vec::as_slice) {
-                        if seen[k as usize] == i as u32 {
-                            continue;
-                        }
-                        seen[k as usize] = i as u32;
-                        let u = &tb[k as usize];
-                        if box_gap(t.lo, t.hi, u.lo, u.hi) > limit {
-                            continue;
-                        }
-                        let c = triangle_distance(t.p, u.p);
-                        if c.distance <= limit {
-                            limit = c.distance;
-                            best = Some(c);
+
+    fn key(&self, p: DVec3) -> (i64, i64, i64) {
+        (
+            floor(p.x / self.size) as i64,
+            floor(p.y / self.size) as i64,
+            floor(p.z / self.size) as i64,
+        )
+    }
+
+    /// Calls `f` on each pair of triangles (first `a`'s, then `b`'s corners) whose boxes
+    /// come within `limit` of each other, `a`'s triangles in order; `f` may lower the limit
+    /// for the pairs after, or stop the scan.
+    pub(super) fn scan(
+        &self,
+        mut limit: f64,
+        mut f: impl FnMut(&[DVec3; 3], &[DVec3; 3], &mut f64) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let mut seen = vec![u32::MAX; self.tb.len()];
+        for (i, t) in self.ta.iter().enumerate() {
+            let g = DVec3::splat(limit);
+            let (lo, hi) = (self.key(t.lo - g), self.key(t.hi + g));
+            for x in lo.0..=hi.0 {
+                for y in lo.1..=hi.1 {
+                    for z in lo.2..=hi.2 {
+                        for &k in self.grid.get(&(x, y, z)).map_or(&[][..], Vec::as_slice) {
+                            if seen[k as usize] == i as u32 {
+                                continue;
+                            }
+                            seen[k as usize] = i as u32;
+                            let u = &self.tb[k as usize];
+                            if box_gap(t.lo, t.hi, u.lo, u.hi) > limit {
+                                continue;
+                            }
+                            f(&t.p, &u.p, &mut limit)?;
                         }
                     }
                 }
             }
         }
+        ControlFlow::Continue(())
     }
-    best.filter(|c| c.distance <= clearance)
 }
 
-/// Whether a triangle box, grown by `grow`, reaches a meeting cell (always, without cells).
-fn cell_test(cells: Option<&[MeetingCell]>, grow: f64) -> impl Fn(DVec3, DVec3) -> bool + '_ {
-    // The cells of one pair lie on one lattice: index them by column.
-    let h = cells
-        .and_then(|c| c.first())
-        .map_or(1.0, |c| (c.max.x - c.min.x).max(1e-300));
-    let mut columns: HashMap<(i64, i64), Vec<(f64, f64)>> = HashMap::new();
-    for c in cells.unwrap_or(&[]) {
-        let k = (
-            floor((c.min.x + c.max.x) / 2.0 / h) as i64,
-            floor((c.min.y + c.max.y) / 2.0 / h) as i64,
-        );
-        columns.entry(k).or_default().push((c.min.z, c.max.z));
-    }
-    move |lo: DVec3, hi: DVec3| {
-        if cells.is_none() {
-            return true;
+/// A pair's meeting cells by lattice column (the cells of one pair lie on one lattice).
+struct Columns {
+    /// The lattice's cell side.
+    h: f64,
+    /// The first column's lattice indices.
+    x0: i64,
+    y0: i64,
+    /// Columns across and up.
+    nx: i64,
+    ny: i64,
+    /// `nx · ny + 1` offsets into `spans`.
+    offsets: Vec<u32>,
+    /// Each column's cells' depth ranges.
+    spans: Vec<(f64, f64)>,
+}
+
+impl Columns {
+    fn new(cells: &[MeetingCell]) -> Self {
+        let h = cells
+            .first()
+            .map_or(1.0, |c| (c.max.x - c.min.x).max(1e-300));
+        let at = |c: &MeetingCell| {
+            (
+                floor((c.min.x + c.max.x) / 2.0 / h) as i64,
+                floor((c.min.y + c.max.y) / 2.0 / h) as i64,
+            )
+        };
+        let (mut lo, mut hi) = ((i64::MAX, i64::MAX), (i64::MIN, i64::MIN));
+        for c in cells {
+            let (x, y) = at(c);
+            (lo, hi) = ((lo.0.min(x), lo.1.min(y)), (hi.0.max(x), hi.1.max(y)));
         }
+        let (nx, ny) = if cells.is_empty() {
+            (0, 0)
+        } else {
+            (hi.0 - lo.0 + 1, hi.1 - lo.1 + 1)
+        };
+        // Counting sort of the cells by column.
+        let mut offsets = vec![0u32; (nx * ny) as usize + 1];
+        let col = |c: &MeetingCell| {
+            let (x, y) = at(c);
+            ((y - lo.1) * nx + (x - lo.0)) as usize
+        };
+        for c in cells {
+            offsets[col(c) + 1] += 1;
+        }
+        for k in 1..offsets.len() {
+            offsets[k] += offsets[k - 1];
+        }
+        let mut next = offsets.clone();
+        let mut spans = vec![(0.0, 0.0); cells.len()];
+        for c in cells {
+            let k = &mut next[col(c)];
+            spans[*k as usize] = (c.min.z, c.max.z);
+            *k += 1;
+        }
+        Self {
+            h,
+            x0: lo.0,
+            y0: lo.1,
+            nx,
+            ny,
+            offsets,
+            spans,
+        }
+    }
+
+    /// Whether the box `lo..hi`, grown by `grow`, reaches a cell.
+    fn near(&self, lo: DVec3, hi: DVec3, grow: f64) -> bool {
+        let index = |v: f64, first: i64, n: i64| (floor(v / self.h) as i64 - first).clamp(-1, n);
         let (x0, x1) = (
-            floor((lo.x - grow) / h) as i64,
-            floor((hi.x + grow) / h) as i64,
+            index(lo.x - grow, self.x0, self.nx).max(0),
+            index(hi.x + grow, self.x0, self.nx).min(self.nx - 1),
         );
         let (y0, y1) = (
-            floor((lo.y - grow) / h) as i64,
-            floor((hi.y + grow) / h) as i64,
+            index(lo.y - grow, self.y0, self.ny).max(0),
+            index(hi.y + grow, self.y0, self.ny).min(self.ny - 1),
         );
         (y0..=y1).any(|y| {
             (x0..=x1).any(|x| {
-                columns.get(&(x, y)).is_some_and(|zs| {
-                    zs.iter()
-                        .any(|&(z0, z1)| lo.z - grow <= z1 && hi.z + grow >= z0)
-                })
+                let k = (y * self.nx + x) as usize;
+                self.spans[self.offsets[k] as usize..self.offsets[k + 1] as usize]
+                    .iter()
+                    .any(|&(z0, z1)| lo.z - grow <= z1 && hi.z + grow >= z0)
             })
         })
     }

@@ -23,6 +23,7 @@
 //! and checks closed objects for self-collision; `volume`, `surface`, `self` and `exact` run
 //! one analysis only; `cullide` and `convex` run the visibility tests ([`visibility`]).
 
+mod apart;
 mod clearance;
 pub mod coarse;
 pub mod engine;

@@ -138,6 +138,8 @@ struct PairState {
     cells: Option<Arc<[MeetingCell]>>,
     /// Whether the objects' boxes overlap (else only a clearance can relate them).
     boxes_meet: bool,
+    /// Proven apart exactly (`super::apart`): no LDI needed.
+    apart: bool,
     acc: PairAxes,
 }
 
@@ -497,6 +499,7 @@ async fn image_pairs<E: Engine>(
             volume: closed && opts.mode != Mode::Surface,
             cells: None,
             boxes_meet: overlap.is_some(),
+            apart: false,
             acc: PairAxes::default(),
         });
     }
@@ -521,7 +524,8 @@ async fn image_pairs<E: Engine>(
             Axes::List(v) => v.clone(),
         }
     };
-    let live = |p: &PairState| p.boxes_meet && p.cells.as_ref().is_none_or(|c| !c.is_empty());
+    let live =
+        |p: &PairState| !p.apart && p.boxes_meet && p.cells.as_ref().is_none_or(|c| !c.is_empty());
     // Progress counts candidate pairs: remembered, skipped and separated ones are done.
     let settled = candidates.len() - pairs.iter().filter(|p| live(p)).count();
     let mut counter = Counter::new(pairs.len(), candidates.len(), settled);
@@ -551,8 +555,22 @@ async fn image_pairs<E: Engine>(
         let p = &mut pairs[*k];
         merge_axis(&mut p.acc, job.axis, p.volume, a);
     }
-    // Auto: the other two axes where the first found nothing (seed 000 §6.2.2).
+    // Auto: the other two axes where the first found nothing (seed 000 §6.2.2), unless the
+    // meshes are proven to stay farther apart than any of the pair's LDIs could see, neither
+    // inside the other (`super::apart`): then the other axes would find nothing either.
     if opts.axes == Axes::Auto {
+        let ta = now_ms();
+        let empty = |p: &PairState| p.acc.volume_pixels == 0 && p.acc.contact_pixels == 0;
+        let proofs = par_map(&pairs, |p| {
+            live(p) && empty(p) && proven_apart(scene, opts, p)
+        });
+        for (p, apart) in pairs.iter_mut().zip(proofs) {
+            p.apart = apart;
+            tally.stats.exact_separated += usize::from(apart);
+            counter.done += usize::from(apart); // done: no more jobs
+        }
+        report.timings_ms.insert("apart".into(), now_ms() - ta);
+        progress(counter.done, counter.total, "pairs");
         let mut jobs = Vec::new();
         let mut owners = Vec::new();
         for (k, p) in pairs.iter().enumerate().filter(|(_, p)| live(p)) {
@@ -794,6 +812,23 @@ pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync 
     {
         items.iter().map(f).collect()
     }
+}
+
+/// Whether pair `p` is proven apart exactly, farther than any view of its region could see
+/// (`super::apart`).
+fn proven_apart(scene: &Scene, opts: &CheckOptions, p: &PairState) -> bool {
+    let (a, b) = (&scene.objects[p.i], &scene.objects[p.j]);
+    let objects = [a, b];
+    let views: Result<Vec<_>, _> = Axis::ALL
+        .iter()
+        .map(|&axis| pair_job(p, axis).view(&objects, opts.resolution))
+        .collect();
+    let Ok(views) = views else {
+        return false; // the jobs report the error
+    };
+    let scale = super::clearance::scale_of(a, b);
+    let cutoff = super::apart::cutoff(&views, opts.epsilon, scale);
+    super::apart::proven_apart(a, b, p.cells.as_deref(), cutoff, p.volume)
 }
 
 fn pair_job(p: &PairState, axis: Axis) -> RegionJob {

@@ -59,6 +59,71 @@ pub struct Object {
     /// The world boxes of the world mesh's triangles in runs of
     /// [`crate::raster::BOX_RUN`], made when a check first needs them.
     runs: std::sync::OnceLock<Vec<[Vec3; 2]>>,
+    /// The world mesh's connected components, made when a check first needs them.
+    components: std::sync::OnceLock<Vec<Component>>,
+}
+
+/// A connected component of a mesh (triangles joined through shared vertex indices).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Component {
+    /// One of its vertices (an index into the mesh's positions).
+    pub vertex: u32,
+    /// Its box's lower corner.
+    pub min: Vec3,
+    /// Its box's upper corner.
+    pub max: Vec3,
+}
+
+/// The connected components of `mesh`'s triangles (vertices no triangle uses belong to none),
+/// in the order of their first triangles.
+pub fn components(mesh: &Mesh) -> Vec<Component> {
+    // Union-find over vertex indices, by size, with path halving.
+    let n = mesh.positions.len();
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    let mut size = vec![1u32; n];
+    let find = |parent: &mut Vec<u32>, mut x: u32| {
+        while parent[x as usize] != x {
+            let up = parent[parent[x as usize] as usize];
+            parent[x as usize] = up;
+            x = up;
+        }
+        x
+    };
+    let valid = |t: &[u32; 3]| t.iter().all(|&i| (i as usize) < n);
+    for t in mesh.triangles.iter().filter(|t| valid(t)) {
+        for e in [[t[0], t[1]], [t[1], t[2]]] {
+            let (a, b) = (find(&mut parent, e[0]), find(&mut parent, e[1]));
+            if a != b {
+                let (big, small) = if size[a as usize] >= size[b as usize] {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                parent[small as usize] = big;
+                size[big as usize] += size[small as usize];
+            }
+        }
+    }
+    let mut slot = vec![u32::MAX; n];
+    let mut out: Vec<Component> = Vec::new();
+    for t in mesh.triangles.iter().filter(|t| valid(t)) {
+        let root = find(&mut parent, t[0]) as usize;
+        if slot[root] == u32::MAX {
+            slot[root] = out.len() as u32;
+            let p = mesh.positions[t[0] as usize];
+            out.push(Component {
+                vertex: t[0],
+                min: p,
+                max: p,
+            });
+        }
+        let c = &mut out[slot[root] as usize];
+        for &i in t {
+            let p = mesh.positions[i as usize];
+            (c.min, c.max) = (c.min.min(p), c.max.max(p));
+        }
+    }
+    out
 }
 
 /// A number no object state had before: objects get one when added and on every move or
@@ -93,10 +158,18 @@ impl Object {
             .get_or_init(|| crate::raster::run_boxes(&self.world.positions, &self.world.triangles))
     }
 
-    /// The world geometry changed: a new version, and the run boxes made again when needed.
+    /// The connected components of [`Object::world`], computed on first use after each
+    /// change of the world geometry.
+    pub fn components(&self) -> &[Component] {
+        self.components.get_or_init(|| components(&self.world))
+    }
+
+    /// The world geometry changed: a new version, and the run boxes and components made again
+    /// when needed.
     fn changed(&mut self) {
         self.version = next_version();
         self.runs = std::sync::OnceLock::new();
+        self.components = std::sync::OnceLock::new();
     }
 
     /// World-space bounding box.
@@ -770,6 +843,7 @@ fn new_object(
         aabb,
         version: next_version(),
         runs: std::sync::OnceLock::new(),
+        components: std::sync::OnceLock::new(),
     })
 }
 
