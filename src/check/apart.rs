@@ -31,8 +31,9 @@ use crate::ldi::LdiView;
 use crate::mesh::Mesh;
 use crate::scene::Object;
 
-/// Solid-angle terms the containment tests of one pair may evaluate before giving up.
-const WINDING_BUDGET: usize = 4_000_000;
+/// Solid-angle terms the containment tests of one pair may evaluate before giving up (and
+/// leaving the pair to its LDIs): a few milliseconds, about what the LDIs it saves cost.
+const WINDING_BUDGET: usize = 250_000;
 
 /// The distance below which a pair's LDIs (`views`, tolerance `epsilon` or a pixel of each)
 /// could report a contact or volume, with the snapping and rounding slack (module docs).
@@ -202,6 +203,25 @@ mod tests {
         ));
         // Surfaces only (open meshes): no inside, apart.
         assert!(apart(hollow(), in_wall(), 0.01, false));
+    }
+
+    #[test]
+    fn containment_tests_past_the_budget_leave_the_pair_to_the_ldis() {
+        // A fine hollow ball (more triangles than the budget) and a part in its cavity: apart,
+        // but too dear to prove.
+        let hollow = join(&[
+            uv_sphere(Vec3::ZERO, 1.0, 512, 256),
+            inverted(uv_sphere(Vec3::ZERO, 0.8, 32, 16)),
+        ]);
+        assert!(hollow.triangles.len() > WINDING_BUDGET);
+        let part = || cuboid(Vec3::splat(-0.3), Vec3::splat(0.3));
+        assert!(!apart(hollow, part(), 0.01, true));
+        // The same cavity in a coarse ball: proven.
+        let coarse = join(&[
+            uv_sphere(Vec3::ZERO, 1.0, 32, 16),
+            inverted(uv_sphere(Vec3::ZERO, 0.8, 32, 16)),
+        ]);
+        assert!(apart(coarse, part(), 0.01, true));
     }
 
     #[test]
