@@ -265,7 +265,11 @@ impl Columns {
 
     /// Whether the box `lo..hi`, grown by `grow`, reaches a cell.
     fn near(&self, lo: DVec3, hi: DVec3, grow: f64) -> bool {
-        let index = |v: f64, first: i64, n: i64| (floor(v / self.h) as i64 - first).clamp(-1, n);
+        let index = |v: f64, first: i64, n: i64| {
+            (floor(v / self.h) as i64)
+                .saturating_sub(first)
+                .clamp(-1, n)
+        };
         let (x0, x1) = (
             index(lo.x - grow, self.x0, self.nx).max(0),
             index(hi.x + grow, self.x0, self.nx).min(self.nx - 1),
