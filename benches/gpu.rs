@@ -37,10 +37,7 @@ fn machine(at: Vec3, out: &mut Mesh) {
         cylinder(at, 0.3, 0.4, 1.6, 48, 8),
         uv_sphere(at + Vec3::new(0.45, 0.0, 1.6), 0.5, 48, 24),
     ] {
-        let base = out.positions.len() as u32;
-        out.positions.extend(m.positions);
-        out.triangles
-            .extend(m.triangles.iter().map(|t| t.map(|i| i + base)));
+        out.append(&m);
     }
 }
 

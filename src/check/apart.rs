@@ -132,10 +132,7 @@ mod tests {
     fn join(parts: &[Mesh]) -> Mesh {
         let mut m = Mesh::new(Vec::new(), Vec::new());
         for p in parts {
-            let n = m.positions.len() as u32;
-            m.positions.extend(&p.positions);
-            m.triangles
-                .extend(p.triangles.iter().map(|t| t.map(|i| i + n)));
+            m.append(p);
         }
         m
     }

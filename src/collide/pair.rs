@@ -223,13 +223,9 @@ mod tests {
     use crate::sim::Lcg;
 
     /// Two meshes as one object.
-    fn union_of(a: Mesh, b: &Mesh) -> Mesh {
-        let mut m = a;
-        let base = m.positions.len() as u32;
-        m.positions.extend(&b.positions);
-        m.triangles
-            .extend(b.triangles.iter().map(|t| t.map(|i| i + base)));
-        m
+    fn union_of(mut a: Mesh, b: &Mesh) -> Mesh {
+        a.append(b);
+        a
     }
 
     /// The pairs the random ones rarely give: faces touching exactly along the view, a part

@@ -41,6 +41,15 @@ impl Mesh {
         self.triangles.len()
     }
 
+    /// Adds `other`'s vertices and triangles (its indices shifted past this mesh's vertices):
+    /// one mesh of both, each keeping its own connectivity.
+    pub fn append(&mut self, other: &Mesh) {
+        let base = self.positions.len() as u32;
+        self.positions.extend_from_slice(&other.positions);
+        self.triangles
+            .extend(other.triangles.iter().map(|t| t.map(|i| i + base)));
+    }
+
     /// The three corners of triangle `t`.
     ///
     /// Indices must be valid (every importer checks them, see [`Mesh::check_indices`]).
@@ -130,5 +139,32 @@ impl Mesh {
                 .collect(),
             triangles: self.triangles.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+
+    use super::shapes::cuboid;
+
+    /// Appending keeps each part's connectivity: two separate components, each with its box.
+    #[test]
+    fn appended_meshes_stay_separate_components() {
+        let mut m = cuboid(Vec3::ZERO, Vec3::ONE);
+        let other = cuboid(Vec3::splat(2.0), Vec3::splat(3.0));
+        let (n, t) = (m.positions.len(), m.triangles.len());
+        m.append(&other);
+        assert_eq!(m.positions.len(), n + other.positions.len());
+        assert_eq!(m.triangles.len(), t + other.triangles.len());
+        assert_eq!(m.check_indices(), Ok(()));
+        assert_eq!(m.corners(t), other.corners(0));
+        let parts = crate::scene::components(&m);
+        assert_eq!(parts.len(), 2);
+        assert_eq!((parts[0].min, parts[0].max), (Vec3::ZERO, Vec3::ONE));
+        assert_eq!(
+            (parts[1].min, parts[1].max),
+            (Vec3::splat(2.0), Vec3::splat(3.0))
+        );
     }
 }

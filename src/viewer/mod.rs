@@ -1132,14 +1132,9 @@ mod tests {
 
     /// Two overlapping boxes in one closed mesh: it crosses itself along two loops.
     fn self_crossing() -> Mesh {
-        let a = mesh::shapes::cuboid(Vec3::ZERO, Vec3::ONE);
-        let b = mesh::shapes::cuboid(Vec3::splat(0.5), Vec3::splat(1.5));
-        let n = a.positions.len() as u32;
-        let mut positions = a.positions.clone();
-        positions.extend_from_slice(&b.positions);
-        let mut triangles = a.triangles.clone();
-        triangles.extend(b.triangles.iter().map(|t| t.map(|i| i + n)));
-        Mesh::new(positions, triangles)
+        let mut a = mesh::shapes::cuboid(Vec3::ZERO, Vec3::ONE);
+        a.append(&mesh::shapes::cuboid(Vec3::splat(0.5), Vec3::splat(1.5)));
+        a
     }
 
     #[test]
