@@ -15,6 +15,12 @@
 //   - native: `RAYON_NUM_THREADS=1 ldiclash check SCENE --json`, its `timings_ms.total`
 //     (the check without loading) and `load`.
 //
+// Each page is measured once it has settled: its demo scene checked, the check worker's
+// warm-up done (`checker.warm`; clash-worker.js) and one second more, as when a planner drops
+// files a moment after opening it. A second table measures the first check of a fresh widget (no scene at start, as
+// when embedded), loaded and checked one second after it is ready, with the warm-up and with
+// a copy of dist/ whose worker does not warm up (WARM_ROUNDS = 0), in fresh pages.
+//
 // With --hall, also issue 12's 6 × 5 robot hall of `ldiclash hall` (3.1 M triangles, 360
 // parts; written to target/hall-page/h6x5 once, as tests/browser/hall.mjs does), on the CPU
 // worker (one thread and threads), natively and with three-mesh-bvh, not on SwiftShader's
@@ -28,7 +34,7 @@
 // Needs `trunk build --release` (dist/, with dist/threads/) and a release ldiclash binary.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -129,6 +135,14 @@ window.benchReady = true;
 </script>`,
 );
 
+writeFileSync(
+  path.join(BENCH_DIR, "blank.html"),
+  `<!doctype html><meta charset="utf-8"><title>a fresh widget</title>
+<script type="module" src="/ldi-clash-viewer.js"></script>
+<style>ldi-clash-viewer { display: block; width: 1000px; height: 600px; }</style>
+<ldi-clash-viewer backend="cpu"></ldi-clash-viewer>`,
+);
+
 /** Native one-thread check of the scene file `file`: its check time (timings_ms.total) and load. */
 function native(file) {
   const out = [];
@@ -152,6 +166,10 @@ async function pageRun(browser, url, base, backend) {
   await page.goto(`${url}?backend=${backend}`, { waitUntil: "load", timeout: TIMEOUT_MS });
   await page.waitForFunction(() => document.querySelector("ldi-clash-viewer")?.ready, null, { timeout: TIMEOUT_MS });
   await page.evaluate(() => document.querySelector("ldi-clash-viewer").ready);
+  // Settled: the demo checked, the worker warmed up (WebGPU pages have a worker too), and a
+  // second more, as a planner drops files a moment after the page opened.
+  await page.evaluate(() => document.querySelector("ldi-clash-viewer").checker.warm);
+  await new Promise((r) => setTimeout(r, 1000));
   const runs = [];
   for (let r = 0; r < RUNS; r++) {
     runs.push(
@@ -266,6 +284,45 @@ async function threeRun(browser, url, base, moved, size) {
   return { build: pick("build"), query: pick("query"), requery: pick("requery"), hits: runs[0].hits, version: JSON.parse(pkg).version };
 }
 
+/** A fresh widget without a scene (bench/blank.html, CPU backend) in a new page: one second
+ * after it is ready, load `base`'s scene and check. */
+async function coldRun(browser, url, base) {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+  const problems = [];
+  page.on("pageerror", (err) => problems.push(err.message));
+  await page.goto(`${url}bench/blank.html`, { waitUntil: "load", timeout: TIMEOUT_MS });
+  await page.waitForFunction(() => document.querySelector("ldi-clash-viewer")?.ready, null, { timeout: TIMEOUT_MS });
+  const r = await page.evaluate(async (base) => {
+    const v = document.querySelector("ldi-clash-viewer");
+    await v.ready;
+    await new Promise((r) => setTimeout(r, 1000));
+    const { fetchAll } = await import("/ldi-clash-viewer.js");
+    const files = await fetchAll([`${base}scene.json`]);
+    const t0 = performance.now();
+    await v.load(files);
+    const t1 = performance.now();
+    const report = await v.check();
+    const t2 = performance.now();
+    return { load: t1 - t0, first: t2 - t1, engine: report.timings_ms.total, warmed: v.checker.warmed };
+  }, base);
+  await page.close();
+  if (problems.length) throw new Error(`${base} in a fresh widget: ${problems.join("; ")}`);
+  return r;
+}
+
+/** A copy of dist/ whose check worker does not warm up, for the fresh widgets' comparison. */
+function distWithoutWarmUp() {
+  const dir = path.join(BENCH_DIR, "dist-no-warm-up");
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(opts.dist, dir, { recursive: true });
+  const file = path.join(dir, "clash-worker.js");
+  const src = readFileSync(file, "utf8");
+  const patched = src.replace(/^const WARM_ROUNDS = \d+;$/m, "const WARM_ROUNDS = 0;");
+  if (patched === src) throw new Error("clash-worker.js has no `const WARM_ROUNDS = N;` line to patch");
+  writeFileSync(file, patched);
+  return dir;
+}
+
 /** The 6 × 5 robot hall of `ldiclash hall` (written once). */
 function writeHall() {
   if (!existsSync(path.join(HALL_DIR, "scene.json"))) {
@@ -282,11 +339,13 @@ async function main() {
   const mounts = { "/nm/": path.join(ROOT, "node_modules"), "/bench/": BENCH_DIR, "/hall/": path.dirname(HALL_DIR) };
   const server = await serve(path.resolve(opts.dist), { mounts });
   const isolated = await serve(path.resolve(opts.dist), { mounts, headers: ISOLATION_HEADERS });
+  const noWarm = await serve(distWithoutWarmUp(), { mounts });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...WEBGPU_ARGS] });
   // The hall's pages: no 3D view (see the top).
   const blind = opts.hall ? await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, "--disable-3d-apis", "--disable-gpu"] }) : null;
   const rows = [];
   const phaseRows = [];
+  const coldRows = [];
   let version = "";
   let threads = 0;
   const jobs = SCENES.map((scene) => ({ name: scene, base: `/data/${scene}/`, file: path.join(ROOT, "tests", "data", scene, "scene.json"), gpu: true }));
@@ -319,6 +378,21 @@ async function main() {
           `| ${job.name} | ${what} | ${ms(g("total"))} | ${ms(g("segments"))} | ${ms(g("annotate"))} | ${ms(worker)} | ${ms(transit)} | ${ms(g("page_review"))} / ${ms(g("page_apply"))} / ${ms(g("page_parse"))} | ${ms(g("page_results_list"))} / ${ms(g("page_draw"))} | ${ms(pageSide)} | ${ms(g("page_results"))} | ${ms(g("round_trip"))} |`,
         );
       }
+      if (job.gpu) {
+        // Fresh widgets, alternately with and without the warm-up.
+        const warm = [];
+        const cold = [];
+        for (let r = 0; r < RUNS; r++) {
+          warm.push(await coldRun(browser, server.url, job.base));
+          cold.push(await coldRun(browser, noWarm.url, job.base));
+        }
+        const m = (v, k) => median(v.map((x) => x[k]));
+        const rounds = median(warm.map((x) => x.warmed?.rounds ?? 0));
+        const warmMs = median(warm.map((x) => x.warmed?.ms ?? 0));
+        coldRows.push(
+          `| ${job.name} | ${ms(n.check)} | ${ms(m(warm, "load"))} / ${ms(m(warm, "first"))} (engine ${ms(m(warm, "engine"))}) | ${rounds} rounds, ${ms(warmMs)} | ${ms(m(cold, "load"))} / ${ms(m(cold, "first"))} (engine ${ms(m(cold, "engine"))}) | ${(m(cold, "first") / m(warm, "first")).toFixed(1)}× | ${(m(warm, "engine") / n.check).toFixed(1)}× / ${(m(cold, "engine") / n.check).toFixed(1)}× |`,
+        );
+      }
       console.error(`ok   - ${job.name}`);
     }
   } finally {
@@ -326,6 +400,7 @@ async function main() {
     await blind?.close();
     await server.close();
     await isolated.close();
+    await noWarm.close();
   }
   console.log(`ldiclash page (headless Chromium, ${RUNS} run(s), medians, ms) vs native one thread vs three-mesh-bvh ${version}`);
   console.log("");
@@ -338,6 +413,12 @@ async function main() {
   console.log("| scene | check | engine | segments | annotate | worker other (wasm boundary, report JSON) | transit (to worker + back) | page: review / apply / parse | page: results list / draw | page in all | results listed | round trip |");
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of phaseRows) console.log(r);
+  console.log("");
+  console.log("A fresh widget's first check (no scene at start, CPU worker on one thread; load and check one second after it is ready; fresh pages, medians, ms):");
+  console.log("");
+  console.log("| scene | native check, 1 thread | with the warm-up: load / first check (engine) | warm-up done before | without it: load / first check (engine) | first check without / with | engine / native: with / without |");
+  console.log("|---|---|---|---|---|---|---|");
+  for (const r of coldRows) console.log(r);
 }
 
 main().catch((e) => {

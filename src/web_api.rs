@@ -356,6 +356,25 @@ impl CheckWorker {
     }
 }
 
+/// One round of the check worker's warm-up (issue 15; `web/clash-worker.js`): the warm-up
+/// scene ([`crate::viewer::warm_up_files`]) loaded, checked with the default settings and its
+/// red edges found, by a [`CheckWorker`] of its own (the page's scene is not touched).
+/// Returns the clashes found: its pair and its self-collision. (Builds with the `stl`
+/// importer; the worker skips the warm-up where it is missing.)
+#[cfg(feature = "stl")]
+#[wasm_bindgen]
+pub fn warm_up_round() -> Result<u32, JsError> {
+    let mut w = CheckWorker::new();
+    w.session.load(&crate::viewer::warm_up_files());
+    w.run_check("{}", &mut JsProgress::new(None))?;
+    w.run_segments(&mut JsProgress::new(None));
+    let found = w
+        .last
+        .as_ref()
+        .map_or(0, |r| r.pairs.len() + r.self_collisions.len());
+    Ok(found as u32)
+}
+
 #[cfg(feature = "gpu")]
 /// A check to run on WebGPU (see [`WebViewer::gpu_job`]).
 #[wasm_bindgen]

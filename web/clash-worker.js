@@ -35,6 +35,10 @@
 //   {threads: {count, why?, channel?}}: the check's threads (1: the page's own build, `why`
 //   says why not more); `channel`: a BroadcastChannel on which a pool thread that traps posts
 //   {fatal: true, error} (this worker then waits for it forever: the page must end it).
+//   Then, while idle (no message for 50 ms), it warms up (issue 15): rounds of a check of a
+//   small built-in scene (warm_up_round), so that the browser optimises the engine's compiled
+//   code before the planner's first check; a message that comes during a round waits for it.
+//   Once done: {warmed: {rounds, ms}} (ms: the rounds' time).
 // Pages that do not know these messages ignore them (they carry no id).
 //
 // Which wasm (issue 15 item 4, README "Threads"): where the page is cross-origin isolated
@@ -125,6 +129,46 @@ async function start() {
 const ready = start();
 self.postMessage({ started: true });
 
+/** Warm-up rounds, run while this worker is idle. Browsers run WebAssembly first as their
+ * baseline compiler made it and optimise a function once it has run for a while: a first
+ * check of a small scene took 2–3 times as long as the same check a few checks later
+ * (README "The page's speed"). */
+const WARM_ROUNDS = 12;
+/** Milliseconds of rounds at most (a slow machine stops early). */
+const WARM_MS = 600;
+/** A round starts only after this long without a message, none of them still being handled. */
+const IDLE_MS = 50;
+let busy = 0;
+let lastMessage = -Infinity;
+
+async function warmUp() {
+  await ready;
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  let rounds = 0;
+  let ms = 0;
+  // (A build without the STL importer has no warm-up scene.)
+  while (wasm.warm_up_round && rounds < WARM_ROUNDS && ms < WARM_MS) {
+    const idle = performance.now() - lastMessage;
+    if (busy > 0 || idle < IDLE_MS) {
+      await sleep(IDLE_MS - Math.max(0, Math.min(idle, IDLE_MS)) + 1);
+      continue;
+    }
+    const t = performance.now();
+    try {
+      wasm.warm_up_round();
+    } catch (err) {
+      console.warn(`ldiclash: the check worker's warm-up stopped: ${err?.message ?? err}`);
+      break;
+    }
+    ms += performance.now() - t;
+    rounds++;
+    // A task of its own per round: messages that came meanwhile are handled first.
+    await sleep(0);
+  }
+  self.postMessage({ warmed: { rounds, ms } });
+}
+warmUp().catch(() => {});
+
 const GiB = 1024 ** 3;
 
 /** A trap's message, saying when it was the memory that ran out. */
@@ -145,6 +189,8 @@ self.onmessage = async (event) => {
     });
     return;
   }
+  busy++;
+  lastMessage = performance.now();
   try {
     await ready;
     switch (msg.op) {
@@ -206,5 +252,8 @@ self.onmessage = async (event) => {
     const fatal = err instanceof WebAssembly.RuntimeError;
     const error = fatal ? describeTrap(err) : String(err?.message ?? err);
     self.postMessage({ id: msg.id, ok: false, error, fatal });
+  } finally {
+    busy--;
+    lastMessage = performance.now();
   }
 };

@@ -178,7 +178,8 @@ function readIfc(name, bytes) {
  *     BroadcastChannel, as the worker, waiting for that thread, cannot).
  * The calls it had pending fail with the reason; `onRestart(why)` is told.
  * `threads`: the worker's check threads once it has said (`threadsWhy`: why only one);
- * `onThreads()` is told.
+ * `onThreads()` is told. `warm` resolves once the worker has warmed up (clash-worker.js:
+ * checks of a small built-in scene while idle), `warmed` then says `{rounds, ms}`.
  */
 class CheckClient {
   constructor(wasm, { onProgress, onRestart, onThreads } = {}) {
@@ -198,13 +199,22 @@ class CheckClient {
     if (!this._spawn()) this.inline = new wasm.CheckWorker();
   }
 
+  /** The worker's warm-up ended (`warm` resolves). */
+  _warmed(info) {
+    this.warmed = info;
+    this._warmDone?.();
+  }
+
 
   /** Start a worker; false where workers cannot be made here. */
   _spawn() {
+    this.warmed = null;
+    this.warm = new Promise((r) => (this._warmDone = r));
     let w;
     try {
       w = new Worker(new URL("./clash-worker.js", HERE), { type: "module" });
     } catch {
+      this._warmed({ rounds: 0, ms: 0 }); // no worker to warm up
       return false;
     }
     this.worker = w;
@@ -222,6 +232,7 @@ class CheckClient {
         return;
       }
       if (d.threads) return this._threads(w, d.threads);
+      if (d.warmed) return this._warmed(d.warmed);
       const p = this.pending.get(d.id);
       if (!p) return;
       if (d.progress) return this.onProgress?.(d.progress);
@@ -243,6 +254,7 @@ class CheckClient {
       if (started) return this._died(w, `an uncaught error: ${e.message ?? "unknown"}`);
       // A worker that cannot start (cross-origin embedding): check on this thread.
       this.worker = null;
+      this._warmed({ rounds: 0, ms: 0 });
       for (const p of this.pending.values()) p.reject(new Error(`check worker: ${e.message}`));
       this.pending.clear();
     };

@@ -548,6 +548,36 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
     plan
 }
 
+/// The check worker's warm-up scene (issue 15; `web/clash-worker.js`): a ball through a
+/// block and a part made of two crossing shells, as binary STL files. Checking it with the
+/// default settings and finding its red edges runs every stage of a planner's check —
+/// parsing, coarse maps, a pair's LDIs and analyses, a self-collision, the exact segments —
+/// so a few rounds while the page waits for files bring the browser's compiled code for them
+/// to its optimising tier before the first real check. (Built with the `stl` importer.)
+#[cfg(feature = "stl")]
+pub fn warm_up_files() -> Vec<InputFile> {
+    let ball = mesh::shapes::uv_sphere(Vec3::ZERO, 1.0, 48, 24);
+    let block = mesh::shapes::cuboid(Vec3::new(0.6, -0.4, -0.4), Vec3::new(1.8, 0.4, 0.4));
+    let mut knot = mesh::shapes::uv_sphere(Vec3::new(0.0, 2.6, 0.0), 0.6, 32, 16);
+    knot.append(&mesh::shapes::uv_sphere(
+        Vec3::new(0.5, 2.6, 0.0),
+        0.6,
+        32,
+        16,
+    ));
+    [
+        ("warm-up-ball.stl", ball),
+        ("warm-up-block.stl", block),
+        ("warm-up-knot.stl", knot),
+    ]
+    .into_iter()
+    .map(|(name, m)| InputFile {
+        name: name.into(),
+        bytes: mesh::io::write_stl_binary(&m),
+    })
+    .collect()
+}
+
 /// Check settings as the page and the widget send them (JSON), with the CLI's defaults.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -1036,6 +1066,35 @@ mod tests {
             Vec3::new(x, 0.0, 0.0),
             Vec3::new(x + 1.0, 1.0, 1.0),
         ))
+    }
+
+    #[cfg(feature = "stl")]
+    #[test]
+    fn the_warm_up_scene_has_a_pair_a_self_collision_and_their_red_edges() {
+        let mut s = Session::new();
+        let out = s.load(&warm_up_files());
+        assert_eq!(
+            out.added,
+            vec!["warm-up-ball", "warm-up-block", "warm-up-knot"]
+        );
+        assert!(out.errors.is_empty(), "{:?}", out.errors);
+        assert!(s.scene.objects.iter().all(Object::is_closed));
+        let r = check(&s.scene, &CheckOptions::default()).expect("check");
+        let pairs: Vec<_> = r
+            .pairs
+            .iter()
+            .map(|p| (&p.a[..], &p.b[..], p.kind))
+            .collect();
+        assert_eq!(
+            pairs,
+            vec![("warm-up-ball", "warm-up-block", crate::report::Kind::Volume)]
+        );
+        let selves: Vec<_> = r.self_collisions.iter().map(|c| &c.object[..]).collect();
+        assert_eq!(selves, vec!["warm-up-knot"]);
+        let seg = segments_for(&s.scene, &r);
+        // The ball's circles through the block's faces, the two shells' circle of crossing.
+        assert!(seg.pairs.len() > 40, "{}", seg.pairs.len());
+        assert!(seg.selves.len() > 20, "{}", seg.selves.len());
     }
 
     fn file(name: &str, bytes: Vec<u8>) -> InputFile {

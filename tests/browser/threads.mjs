@@ -70,6 +70,18 @@ function threadInfo(page) {
   });
 }
 
+/** The check worker's warm-up once it has ended (clash-worker.js: checks of a built-in scene
+ * while idle), which must have run at least one round besides the page's own checks. */
+async function warmedUp(page) {
+  const w = await page.evaluate(async () => {
+    const c = document.querySelector("ldi-clash-viewer").checker;
+    await c.warm;
+    return c.warmed;
+  });
+  if (!(w?.rounds >= 1 && w.rounds <= 12 && w.ms > 0)) throw new Error(`the check worker did not warm up: ${JSON.stringify(w)}`);
+  return w;
+}
+
 /** The report without what may differ between runs (timings, the thread count). */
 function comparable(report) {
   const { timings_ms, threads, ...rest } = report;
@@ -125,6 +137,8 @@ const TESTS = [
           throw new Error(`${c.name}: backend ${c.report.backend}, threads ${c.report.threads}, want cpu, ${want}`);
         }
       }
+      const w = await warmedUp(page);
+      console.log(`       warm-up: ${w.rounds} rounds, ${w.ms.toFixed(0)} ms`);
       if (problems.length) throw new Error(problems.join("\n"));
       results.isolated = { threads: want, checks };
       console.log(`       ${t.line}`);
@@ -146,6 +160,8 @@ const TESTS = [
           throw new Error(`${c.name}: backend ${c.report.backend}, threads ${c.report.threads}, want cpu, 1`);
         }
       }
+      const w = await warmedUp(page);
+      console.log(`       warm-up: ${w.rounds} rounds, ${w.ms.toFixed(0)} ms`);
       if (problems.length) throw new Error(problems.join("\n"));
       results.plain = { checks };
       console.log(`       ${t.line}`);
