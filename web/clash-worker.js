@@ -130,8 +130,8 @@ const ready = start();
 self.postMessage({ started: true });
 
 /** Warm-up rounds, run while this worker is idle. Browsers run WebAssembly first as their
- * baseline compiler made it and optimise a function once it has run for a while: a first
- * check of a small scene took 2–3 times as long as the same check a few checks later
+ * baseline compiler made it and optimise a function once it has run for a while: without
+ * the warm-up, a fresh widget's first check of a shared scene took 2–4 times as long
  * (README "The page's speed"). */
 const WARM_ROUNDS = 12;
 /** Milliseconds of rounds at most (a slow machine stops early). */
