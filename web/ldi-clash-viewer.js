@@ -651,6 +651,16 @@ const PHASES = {
   segments: "exact intersection segments",
 };
 
+/** A clash row's status: its data attribute, the label and the status menu (which also
+ * undoes a choice the review refused). */
+function showStatus(li, status) {
+  li.dataset.status = status ?? "";
+  const st = li.querySelector(".st");
+  st.textContent = status ?? "";
+  st.className = `st st-${status}`;
+  li.querySelector("select").value = status ?? "new";
+}
+
 const UNIT_SYMBOLS = { micron: "µm", millimetre: "mm", centimetre: "cm", metre: "m", inch: "in", foot: "ft" };
 
 /** An object's box extents with its unit: "155 × 153 × 120 mm (file: m)"; without a unit
@@ -2631,13 +2641,28 @@ export class LdiClashViewer extends HTMLElement {
     this.$('[data-out="review"]').textContent =
       `${clashes.length} clash(es)${shown ? `: ${shown}` : ""}${r.ignored?.length ? ` · ${r.ignored.length} ignored by rules` : ""}`;
     this._renderIgnored();
+    // Rows are kept from one list to the next when nothing they show changed (a re-check
+    // after a move changes few of a hall's hundreds of clashes): cheaper than building them
+    // again, and a comment being typed into a kept row stays.
+    const kept = new Map();
     for (const { p, resolved } of clashes) {
       for (const key of keysOf(p.a, p.group_a, p.b, p.group_b)) {
         const base = groupBy === "object" ? "" : key;
+        // Everything the row shows but its status, which is set on a kept row (a clash found
+        // again turns from new to active); no assignee or comment shows as none.
+        const said = { ...p, status: undefined, assignee: p.assignee || null, comment: p.comment || null };
+        const shows = JSON.stringify([said, resolved, base, unit, this._focused === p.id]);
+        const old = this._rows?.get(shows);
+        if (old?.length) {
+          const li = old.pop();
+          showStatus(li, p.status);
+          (kept.get(shows) ?? kept.set(shows, []).get(shows)).push(li);
+          bucket(key).push(li);
+          continue;
+        }
         const li = document.createElement("li");
         li.className = `item clash${resolved ? " resolved" : ""}`;
         li.dataset.id = p.id ?? "";
-        li.dataset.status = p.status ?? "";
         li.dataset.kind = p.kind ?? "";
         const v = !resolved && num(p.volume) !== null ? ` vol ${vol(p.volume)}` : "";
         const depth = !resolved && num(p.depth) !== null ? ` depth ${len(p.depth)}` : "";
@@ -2649,14 +2674,12 @@ export class LdiClashViewer extends HTMLElement {
         li.innerHTML = `<span class="hit">●</span><span class="text"></span><span class="st"></span><div class="review"><select aria-label="status">${STATUSES.map((x) => `<option>${x}</option>`).join("")}</select><input class="assignee" placeholder="assignee" aria-label="assignee"><input class="comment" placeholder="comment" aria-label="comment"><button class="focus" title="Focus: isolate the two parts (the others x-rayed) and frame the clash; again or Esc to end">Focus</button></div>`;
         if (resolved) li.firstChild.style.color = "#9aa1ad";
         li.querySelector(".text").textContent = `${relPath(p.a, p.group_a, base)} ↔ ${relPath(p.b, p.group_b, base)} · ${p.kind ?? "clash"}${v}${depth}${dist}${sep}${resolved ? " · no longer found" : ""}`;
-        const st = li.querySelector(".st");
-        st.textContent = p.status ?? "";
-        st.classList.add(`st-${p.status}`);
+
         li.title = `${p.a}${p.id_a ? ` (${p.id_a})` : ""} ↔ ${p.b}${p.id_b ? ` (${p.id_b})` : ""}${p.id ? `\nclash ${p.id}` : ""}`;
         const sel = li.querySelector("select");
         const who = li.querySelector(".assignee");
         const note = li.querySelector(".comment");
-        sel.value = p.status ?? "new";
+        showStatus(li, p.status);
         who.value = p.assignee ?? "";
         note.value = p.comment ?? "";
         li.querySelector(".review").addEventListener("click", (e) => e.stopPropagation());
@@ -2681,9 +2704,11 @@ export class LdiClashViewer extends HTMLElement {
         };
         const box = p.overlap_box ?? (Array.isArray(p.closest) ? closestBox(p.closest) : null);
         li.onclick = () => this._focus(box, [p.a, p.b]);
+        (kept.get(shows) ?? kept.set(shows, []).get(shows)).push(li);
         bucket(key).push(li);
       }
     }
+    this._rows = kept;
     for (const x of onlyStatus || onlyKind ? [] : r.self) {
       const key = groupBy === "none" ? "" : groupBy === "object" ? x.object : x.group ?? "";
       const li = document.createElement("li");

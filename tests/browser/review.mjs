@@ -143,6 +143,36 @@ async function main() {
       return `clearance ${clearance} mm: ${clear.length} clearance pair(s) (closest ${min.toPrecision(4)} mm) + ${hard.length} clashes; e.g. "${rows[0].text}"`;
     });
 
+    await step("a re-check keeps the rows it did not change: a comment being typed stays, a new status shows", async () => {
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        const rows = () => [...v.shadowRoot.querySelectorAll('[data-out="results"] li.clash')];
+        const before = rows();
+        const li = before.find((x) => x.dataset.kind !== "clearance");
+        const id = li.dataset.id;
+        // Typed, not yet committed (no change event): not in the review, only in the row.
+        li.querySelector(".comment").value = "typing…";
+        const report = await v.check();
+        const after = rows();
+        const same = after.filter((x) => before.includes(x)).length;
+        const kept = rows().find((x) => x.dataset.id === id);
+        const typed = kept?.querySelector(".comment").value;
+        // A status set from a script: the kept row shows it.
+        v.setClashStatus(id, "reviewed");
+        const row = rows().find((x) => x.dataset.id === id);
+        const status = { same: row === li, data: row.dataset.status, label: row.querySelector(".st").textContent, cls: row.querySelector(".st").className, menu: row.querySelector("select").value };
+        v.setClashStatus(id, "active");
+        return { reused: report.reused, rows: after.length, before: before.length, same, keptSame: kept === li, typed, status, back: rows().find((x) => x.dataset.id === id).dataset.status };
+      });
+      check(r.rows === r.before && r.same === r.rows, `${r.same} of ${r.rows} rows kept (${r.before} before)`);
+      check(r.keptSame && r.typed === "typing…", `the row was built again or lost the typed comment: ${JSON.stringify(r)}`);
+      const st = r.status;
+      check(st.same && st.data === "reviewed" && st.label === "reviewed" && st.cls === "st st-reviewed" && st.menu === "reviewed", `status on the kept row: ${JSON.stringify(st)}`);
+      check(r.back === "active", `status back: ${r.back}`);
+      noProblems();
+      return `${r.same} of ${r.rows} rows kept by a re-check (its answer ${r.reused ? "reused" : "new"}); the typed comment stayed; a new status shows on the kept row`;
+    });
+
     let gripperId;
     await step("the gripper clash marked reviewed with an assignee and a comment in its row", async () => {
       const r = await page.evaluate(async (names) => {
