@@ -17,9 +17,10 @@
 //
 // Each page is measured once it has settled: its demo scene checked, the check worker's
 // warm-up done (`checker.warm`; clash-worker.js) and one second more, as when a planner drops
-// files a moment after opening it. A second table measures the first check of a fresh widget (no scene at start, as
-// when embedded), loaded and checked one second after it is ready, with the warm-up and with
-// a copy of dist/ whose worker does not warm up (WARM_ROUNDS = 0), in fresh pages.
+// files a moment after opening it. The third table measures the first check of a fresh
+// widget (no scene at start, as when embedded), loaded and checked one second after it is
+// ready, with the warm-up and with a copy of dist/ whose worker does not warm up
+// (WARM_ROUNDS = 0), in fresh pages.
 //
 // With --hall, also issue 12's 6 × 5 robot hall of `ldiclash hall` (3.1 M triangles, 360
 // parts; written to target/hall-page/h6x5 once, as tests/browser/hall.mjs does), on the CPU
