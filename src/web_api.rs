@@ -366,8 +366,9 @@ impl CheckWorker {
 pub fn warm_up_round() -> Result<u32, JsError> {
     let mut w = CheckWorker::new();
     w.session.load(&crate::viewer::warm_up_files());
-    w.run_check("{}", &mut JsProgress::new(None))?;
-    w.run_segments(&mut JsProgress::new(None));
+    // The calls the worker makes for a check (the report's JSON included).
+    w.check_report("{}", None)?;
+    w.segments(None);
     let found = w
         .last
         .as_ref()

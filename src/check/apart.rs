@@ -251,10 +251,7 @@ mod tests {
         assert!((winding_number(DVec3::new(0.3, -0.5, 0.2), &ball) - 1.0).abs() < 1e-9);
         assert!(winding_number(DVec3::new(1.5, 0.0, 0.0), &ball).abs() < 1e-9);
         // Turned inside out: −1.
-        let mut inv = cuboid(Vec3::splat(-1.0), Vec3::ONE);
-        for t in &mut inv.triangles {
-            t.swap(1, 2);
-        }
+        let inv = inverted(cuboid(Vec3::splat(-1.0), Vec3::ONE));
         assert!((winding_number(DVec3::ZERO, &inv) + 1.0).abs() < 1e-9);
     }
 }
