@@ -459,7 +459,16 @@ fn raster_triangles(
     } else {
         vec![unset; positions.len()]
     };
-    let mut project = |i: u32| -> SnappedVertex {
+    // (Inlined, so that the three corners stay in registers: a call per corner returned them
+    // through the stack, and reading them back stalled on store forwarding.)
+    #[inline(always)]
+    fn project(
+        view: &LdiView,
+        positions: &[Vec3],
+        projected: Option<&[SnappedVertex]>,
+        lazy: &mut [SnappedVertex],
+        i: u32,
+    ) -> SnappedVertex {
         if let Some(p) = projected {
             return p[i as usize];
         }
@@ -468,7 +477,7 @@ fn raster_triangles(
             *v = snap(view, positions[i as usize]);
         }
         *v
-    };
+    }
     let (mut edge_on, mut kept) = (0, 0);
     let filtered = filter.clip.is_some() || !blocks.whole;
     for (r, run) in triangles.chunks(BOX_RUN).enumerate() {
@@ -501,7 +510,11 @@ fn raster_triangles(
                 }
             }
             kept += 1;
-            let abc = t.map(&mut project);
+            let abc = [
+                project(view, positions, projected, &mut lazy, t[0]),
+                project(view, positions, projected, &mut lazy, t[1]),
+                project(view, positions, projected, &mut lazy, t[2]),
+            ];
             // The pixel centres in the box, before any other work: most triangles of a dense
             // mesh hold none, or lie outside every active block.
             let Some(bx) = setup::centre_box(abc, w, h) else {
