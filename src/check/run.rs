@@ -534,7 +534,16 @@ async fn image_pairs<E: Engine>(
     let mut owners = Vec::new();
     for (k, p) in pairs.iter().enumerate().filter(|(_, p)| live(p)) {
         for axis in first_axes(p) {
-            jobs.push(pair_job(p, axis));
+            let mut job = pair_job(p, axis);
+            if p.volume {
+                // A closed pair's first view covers the whole view at once: most such pairs
+                // collide, and a colliding pair's separation needs every pixel of the view
+                // anyway (the meeting blocks first and a `rest` job after them walked the
+                // pair's triangles twice). The meeting cells still separate pairs (none:
+                // no job), restrict the other views and the proof that a pair is apart.
+                job.cells = None;
+            }
+            jobs.push(job);
             owners.push(k);
         }
     }
