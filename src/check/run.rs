@@ -504,17 +504,24 @@ async fn image_pairs<E: Engine>(
         });
     }
 
-    if opts.broad_phase == BroadPhase::Ldi {
+    // The LDI broad phase, for the pairs analysed for contacts only: their first views hold
+    // just the blocks where they meet. A closed pair's first view covers the whole view (most
+    // such pairs collide, and a colliding pair's separation needs every pixel of it), so its
+    // meeting cells matter only when that view finds nothing: they are found then, below.
+    let ldi_broad = opts.broad_phase == BroadPhase::Ldi;
+    let mut coarse_ms = 0.0;
+    if ldi_broad {
         let tc = now_ms();
         coarse_cells(
             scene,
             opts,
             &mut pairs,
+            |p| !p.volume,
             &mut tally.stats,
             cache.as_deref_mut(),
             &mut *progress,
         )?;
-        report.timings_ms.insert("coarse".into(), now_ms() - tc);
+        coarse_ms += now_ms() - tc;
     }
 
     // First axes (auto: the region's longest edge; a list: all of it).
@@ -534,16 +541,7 @@ async fn image_pairs<E: Engine>(
     let mut owners = Vec::new();
     for (k, p) in pairs.iter().enumerate().filter(|(_, p)| live(p)) {
         for axis in first_axes(p) {
-            let mut job = pair_job(p, axis);
-            if p.volume {
-                // A closed pair's first view covers the whole view at once: most such pairs
-                // collide, and a colliding pair's separation needs every pixel of the view
-                // anyway (the meeting blocks first and a `rest` job after them walked the
-                // pair's triangles twice). The meeting cells still separate pairs (none:
-                // no job), restrict the other views and the proof that a pair is apart.
-                job.cells = None;
-            }
-            jobs.push(job);
+            jobs.push(pair_job(p, axis));
             owners.push(k);
         }
     }
@@ -564,12 +562,38 @@ async fn image_pairs<E: Engine>(
         let p = &mut pairs[*k];
         merge_axis(&mut p.acc, job.axis, p.volume, a);
     }
+    let empty = |p: &PairState| p.acc.volume_pixels == 0 && p.acc.contact_pixels == 0;
+    // The closed pairs' meeting cells, where their first views found nothing: none, and the
+    // pair is apart; else they restrict the other views, the proof that the pair is apart
+    // and the clearance.
+    if ldi_broad {
+        let tc = now_ms();
+        let live_before: Vec<bool> = pairs.iter().map(&live).collect();
+        coarse_cells(
+            scene,
+            opts,
+            &mut pairs,
+            |p| p.volume && empty(p),
+            &mut tally.stats,
+            cache.as_deref_mut(),
+            &mut *progress,
+        )?;
+        // Pairs separated now are done (with axes given, they were after their views).
+        counter.done += pairs
+            .iter()
+            .zip(live_before)
+            .zip(&found)
+            .filter(|((p, was), found)| *was && !live(p) && !**found)
+            .count();
+        coarse_ms += now_ms() - tc;
+        report.timings_ms.insert("coarse".into(), coarse_ms);
+        progress(counter.done, counter.total, "pairs");
+    }
     // Auto: the other two axes where the first found nothing (seed 000 §6.2.2), unless the
     // meshes are proven to stay farther apart than any of the pair's LDIs could see, neither
     // inside the other (`super::apart`): then the other axes would find nothing either.
     if opts.axes == Axes::Auto {
         let ta = now_ms();
-        let empty = |p: &PairState| p.acc.volume_pixels == 0 && p.acc.contact_pixels == 0;
         let proofs = par_map(&pairs, |p| {
             live(p) && empty(p) && proven_apart(scene, opts, p)
         });
@@ -667,10 +691,15 @@ fn coarse_cells(
     scene: &Scene,
     opts: &CheckOptions,
     pairs: &mut [PairState],
+    select: impl Fn(&PairState) -> bool,
     stats: &mut Stats,
     mut cache: Option<&mut Cache>,
     progress: Progress<'_>,
 ) -> Result<(), CheckError> {
+    let chosen: Vec<bool> = pairs.iter().map(&select).collect();
+    if !chosen.contains(&true) {
+        return Ok(());
+    }
     let n = scene.objects.len();
     let reach = Reach {
         resolution: opts.resolution,
@@ -683,7 +712,7 @@ fn coarse_cells(
     // margins (a contact within ε may reach that far out of the overlap) — when only one
     // check uses the map (an incremental checker keeps whole maps: the pairs change).
     let mut clips: Vec<Option<[glam::DVec3; 2]>> = vec![None; n];
-    for p in pairs.iter() {
+    for p in pairs.iter().zip(&chosen).filter(|c| *c.1).map(|c| c.0) {
         for o in [p.i, p.j] {
             need[o].0 = true;
             need[o].1 |= p.volume;
@@ -763,7 +792,7 @@ fn coarse_cells(
         }
         maps[o] = Some(m);
     }
-    stats.coarse_maps = wanted.len();
+    stats.coarse_maps += wanted.len();
     progress(wanted.len(), wanted.len(), "coarse");
     let meet = |p: &PairState| -> Result<Arc<[MeetingCell]>, CheckError> {
         let (Some(a), Some(b)) = (&maps[p.i], &maps[p.j]) else {
@@ -787,8 +816,15 @@ fn coarse_cells(
         let (fa, fb) = (finer(p.i, a)?, finer(p.j, b)?);
         Ok(meeting_cells(fa.as_ref().unwrap_or(a), fb.as_ref().unwrap_or(b)).into())
     };
-    let cells: Vec<Result<Arc<[MeetingCell]>, CheckError>> = par_map(pairs, meet);
-    for (p, c) in pairs.iter_mut().zip(cells) {
+    let picked: Vec<&PairState> = pairs
+        .iter()
+        .zip(&chosen)
+        .filter(|c| *c.1)
+        .map(|c| c.0)
+        .collect();
+    let cells: Vec<Result<Arc<[MeetingCell]>, CheckError>> = par_map(&picked, |p| meet(p));
+    let picked = pairs.iter_mut().zip(&chosen).filter(|c| *c.1).map(|c| c.0);
+    for (p, c) in picked.zip(cells) {
         let c = c?;
         if c.is_empty() {
             stats.coarse_separated += 1;
