@@ -7,7 +7,9 @@
 //! 2. **Broad phase on coarse LDIs** ([`BroadPhase::Ldi`], the default; issue 10, seed 002) —
 //!    every object of a candidate pair gets a coarse, conservative occupancy LDI
 //!    ([`coarse`]); a pair whose occupancies never meet is separated and costs nothing more,
-//!    the others keep the *meeting cells* where they do.
+//!    the others keep the *meeting cells* where they do. A pair of closed objects gets its
+//!    cells only after its first (whole-view) job found nothing: most such pairs collide,
+//!    and a colliding closed pair never uses them.
 //! 3. **Region jobs** ([`jobs`]) — per pair and view axis one fine LDI over the overlap of its
 //!    boxes (the view today's per-pair check used, so pixel size and ε are unchanged), built
 //!    only over the image blocks its meeting cells project to; volume and contact analyses.
