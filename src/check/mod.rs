@@ -12,7 +12,8 @@
 //!    and a colliding closed pair never uses them.
 //! 3. **Region jobs** ([`jobs`]) — per pair and view axis one fine LDI over the overlap of its
 //!    boxes (the view today's per-pair check used, so pixel size and ε are unchanged), built
-//!    only over the image blocks its meeting cells project to; volume and contact analyses.
+//!    only over the image blocks its meeting cells project to (a closed pair's first view:
+//!    the whole view, which its separation needs); volume and contact analyses.
 //!    `auto` axes: the region's longest edge first, the other two where it found nothing
 //!    (seed 000 §6.2.2). An explicit list runs every axis and merges: a collision if any axis
 //!    sees one, volume averaged, depth the largest.
