@@ -696,8 +696,8 @@ fn coarse_cells(
     mut cache: Option<&mut Cache>,
     progress: Progress<'_>,
 ) -> Result<(), CheckError> {
-    let chosen: Vec<bool> = pairs.iter().map(&select).collect();
-    if !chosen.contains(&true) {
+    let chosen: Vec<usize> = (0..pairs.len()).filter(|&k| select(&pairs[k])).collect();
+    if chosen.is_empty() {
         return Ok(());
     }
     let n = scene.objects.len();
@@ -712,7 +712,7 @@ fn coarse_cells(
     // margins (a contact within ε may reach that far out of the overlap) — when only one
     // check uses the map (an incremental checker keeps whole maps: the pairs change).
     let mut clips: Vec<Option<[glam::DVec3; 2]>> = vec![None; n];
-    for p in pairs.iter().zip(&chosen).filter(|c| *c.1).map(|c| c.0) {
+    for p in chosen.iter().map(|&k| &pairs[k]) {
         for o in [p.i, p.j] {
             need[o].0 = true;
             need[o].1 |= p.volume;
@@ -816,16 +816,10 @@ fn coarse_cells(
         let (fa, fb) = (finer(p.i, a)?, finer(p.j, b)?);
         Ok(meeting_cells(fa.as_ref().unwrap_or(a), fb.as_ref().unwrap_or(b)).into())
     };
-    let picked: Vec<&PairState> = pairs
-        .iter()
-        .zip(&chosen)
-        .filter(|c| *c.1)
-        .map(|c| c.0)
-        .collect();
-    let cells: Vec<Result<Arc<[MeetingCell]>, CheckError>> = par_map(&picked, |p| meet(p));
-    let picked = pairs.iter_mut().zip(&chosen).filter(|c| *c.1).map(|c| c.0);
-    for (p, c) in picked.zip(cells) {
+    let cells: Vec<Result<Arc<[MeetingCell]>, CheckError>> = par_map(&chosen, |&k| meet(&pairs[k]));
+    for (&k, c) in chosen.iter().zip(cells) {
         let c = c?;
+        let p = &mut pairs[k];
         if c.is_empty() {
             stats.coarse_separated += 1;
         }

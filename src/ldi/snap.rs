@@ -72,8 +72,22 @@ pub struct SnappedVertex {
     pub z: f64,
 }
 
-/// Project and snap every position.
+/// Project and snap every position; a large object's in parallel parts where there are
+/// threads (the same vertices, in order).
 pub fn project_vertices(view: &LdiView, positions: &[Vec3]) -> Vec<SnappedVertex> {
+    #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
+    {
+        const PART: usize = 1 << 15;
+        if positions.len() > 2 * PART {
+            use rayon::prelude::*;
+            // (An indexed collect: each part writes its own slice of the result.)
+            return positions
+                .par_iter()
+                .with_min_len(PART)
+                .map(|&p| snap(view, p))
+                .collect();
+        }
+    }
     let mut out = Vec::with_capacity(positions.len());
     project_into(view, positions, &mut out);
     out
@@ -112,6 +126,23 @@ pub struct RasterObject<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ldi::{Axis, Region, ViewDesc};
+    use crate::mesh::shapes::uv_sphere;
+
+    /// A large object's vertices, projected in parallel parts, come out as one by one, in
+    /// order.
+    #[test]
+    fn parallel_projection_equals_the_serial_one() {
+        let ball = uv_sphere(Vec3::ZERO, 1.0, 400, 200); // 80 k vertices: parallel parts
+        assert!(ball.positions.len() > 1 << 16);
+        let region = Region::new(Vec3::splat(-1.0), Vec3::splat(1.0));
+        let mut view = LdiView::new(&region, ViewDesc::Axis(Axis::Y), 256).expect("view");
+        view.fit_depth(region.corners());
+        let all = project_vertices(&view, &ball.positions);
+        let one_by_one: Vec<SnappedVertex> =
+            ball.positions.iter().map(|&p| snap(&view, p)).collect();
+        assert_eq!(all, one_by_one);
+    }
 
     #[test]
     fn fast_floor_and_ceil_match_std() {

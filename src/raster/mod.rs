@@ -304,7 +304,7 @@ pub fn rasterize_runs(
         .iter()
         .map(|o| {
             ((blocks.whole && filter.clip.is_none()) || o.triangles.len() > CHUNK)
-                .then(|| project_all(view, o.positions))
+                .then(|| crate::ldi::snap::project_vertices(view, o.positions))
         })
         .collect();
     let run = |&(oi, start, end): &(usize, usize, usize)| -> (Vec<RawFragment>, usize, usize) {
@@ -348,26 +348,6 @@ pub fn rasterize_runs(
         fragments: ldi.fragments.len(),
     };
     Ok((ldi, stats))
-}
-
-/// Every position projected and snapped ([`crate::ldi::snap::project_vertices`]); a large
-/// object's in parallel chunks where there are threads (the chunks that rasterise it wait
-/// for all of them).
-fn project_all(view: &LdiView, positions: &[Vec3]) -> Vec<SnappedVertex> {
-    #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
-    {
-        const PART: usize = 1 << 15;
-        if positions.len() > 2 * PART {
-            use rayon::prelude::*;
-            // (An indexed collect: each part writes its own slice of the result.)
-            return positions
-                .par_iter()
-                .with_min_len(PART)
-                .map(|&p| snap(view, p))
-                .collect();
-        }
-    }
-    crate::ldi::snap::project_vertices(view, positions)
 }
 
 /// Which triangles a rasterisation takes, decided from world coordinates before any vertex
@@ -637,21 +617,6 @@ mod tests {
     use super::*;
     use crate::ldi::{Axis, Region, ViewDesc};
     use crate::mesh::shapes::{cuboid, uv_sphere};
-
-    /// A large object's vertices, projected in parallel parts, come out as one by one, in
-    /// order.
-    #[test]
-    fn parallel_projection_equals_the_serial_one() {
-        let ball = uv_sphere(Vec3::ZERO, 1.0, 400, 200); // 80 k vertices: parallel parts
-        assert!(ball.positions.len() > 1 << 16);
-        let region = Region::new(Vec3::splat(-1.0), Vec3::splat(1.0));
-        let mut view = LdiView::new(&region, ViewDesc::Axis(Axis::Y), 256).expect("view");
-        view.fit_depth(region.corners());
-        let all = project_all(&view, &ball.positions);
-        let one_by_one: Vec<SnappedVertex> =
-            ball.positions.iter().map(|&p| snap(&view, p)).collect();
-        assert_eq!(all, one_by_one);
-    }
 
     /// Run boxes skip whole runs but change nothing: the same LDI as triangle-by-triangle
     /// tests, with a clip rectangle and a few active blocks, over more than one work chunk.
