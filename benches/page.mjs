@@ -28,9 +28,13 @@
 // WebGPU (minutes per check). Its pages have no 3D view (Chromium without WebGL and WebGPU), so
 // that drawing 3.1 M triangles in software does not take the cores the check runs on.
 //
+// With --blind, the shared scenes' CPU pages have no 3D view either (WebGPU is still measured
+// in a page with one): how much of a small check on this 2-core machine is SwiftShader drawing
+// the scene on the cores the worker checks on.
+//
 // Medians of --runs (default 3). Prints a Markdown table (README "The page's speed").
 //
-//   node benches/page.mjs [--dist DIR] [--ldiclash BIN] [--runs N] [--scenes a,b] [--hall]
+//   node benches/page.mjs [--dist DIR] [--ldiclash BIN] [--runs N] [--scenes a,b] [--hall] [--blind]
 //
 // Needs `trunk build --release` (dist/, with dist/threads/) and a release ldiclash binary.
 
@@ -50,6 +54,7 @@ const { values: opts } = parseArgs({
     runs: { type: "string", default: "3" },
     scenes: { type: "string", default: "bunny_pair,gripper_parts,kuka_folded,kuka_zero_pose" },
     hall: { type: "boolean", default: false },
+    blind: { type: "boolean", default: false },
   },
 });
 const HALL_DIR = path.join(ROOT, "target", "hall-page", "h6x5");
@@ -343,7 +348,7 @@ async function main() {
   const noWarm = await serve(distWithoutWarmUp(), { mounts });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...WEBGPU_ARGS] });
   // The hall's pages: no 3D view (see the top).
-  const blind = opts.hall ? await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, "--disable-3d-apis", "--disable-gpu"] }) : null;
+  const blind = opts.hall || opts.blind ? await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, "--disable-3d-apis", "--disable-gpu"] }) : null;
   const rows = [];
   const phaseRows = [];
   const coldRows = [];
@@ -353,7 +358,7 @@ async function main() {
   if (opts.hall) jobs.push({ name: "hall 6 × 5 (issue 12)", base: "/hall/h6x5/", file: path.join(HALL_DIR, "scene.json"), gpu: false });
   try {
     for (const job of jobs) {
-      const b = job.gpu ? browser : blind;
+      const b = job.gpu && !opts.blind ? browser : blind;
       const n = native(job.file);
       const cpu = await pageRun(b, server.url, job.base, "cpu");
       const par = await pageRun(b, isolated.url, job.base, "cpu");
@@ -403,7 +408,7 @@ async function main() {
     await isolated.close();
     await noWarm.close();
   }
-  console.log(`ldiclash page (headless Chromium, ${RUNS} run(s), medians, ms) vs native one thread vs three-mesh-bvh ${version}`);
+  console.log(`ldiclash page (headless Chromium, ${RUNS} run(s), medians, ms${opts.blind ? "; the CPU pages without a 3D view" : ""}) vs native one thread vs three-mesh-bvh ${version}`);
   console.log("");
   console.log(`| scene | triangles | native check, 1 thread | page CPU worker, 1 thread: load / first check / re-check | page CPU 1 thread first / native | page CPU worker, ${threads} threads (isolated): load / first / re-check | first check: 1 thread / ${threads} threads | page CPU ${threads} threads first / native | results listed (before the red edges), 1 thread: first / re-check · ${threads} threads: first / re-check | first results / native: 1 thread / ${threads} threads | page WebGPU (SwiftShader): load / first / re-check | three-mesh-bvh: build + query / re-query | page CPU ${threads} threads first / three build + query | page CPU ${threads} threads re-check / three re-query | pairs page 1 thread / ${threads} threads / native / three |`);
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");

@@ -328,6 +328,7 @@ impl CoarseMap {
                     }
                 }
             }
+            crate::raster::scratch::recycle(ldi);
         }
         for (c, slots) in open.iter().enumerate() {
             for s in slots {

@@ -318,5 +318,6 @@ pub fn run_cpu(
         }
     }
     answer.analysis_ms = now_ms() - t2;
+    crate::raster::scratch::recycle(ldi);
     Ok(answer)
 }

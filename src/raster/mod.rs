@@ -26,6 +26,7 @@
 //! opposite signs: a ray through a shared edge or vertex of a closed mesh produces exactly one
 //! entry and one exit (seed 000 Abb. 3.3), never a hole or a double count.
 
+pub(crate) mod scratch;
 pub(crate) mod setup;
 mod simd;
 mod traversal;
@@ -309,7 +310,7 @@ pub fn rasterize_runs(
         .collect();
     let run = |&(oi, start, end): &(usize, usize, usize)| -> (Vec<RawFragment>, usize, usize) {
         let o = &objects[oi];
-        let mut out = Vec::with_capacity((end - start) / 2);
+        let mut out = scratch::raw((end - start) / 2);
         // CHUNK is a multiple of BOX_RUN: this chunk's runs start at start / BOX_RUN.
         let boxes = runs
             .get(oi)
@@ -341,13 +342,16 @@ pub fn rasterize_runs(
     let parts: Vec<(Vec<RawFragment>, usize, usize)> = items.iter().map(run).collect();
 
     let (width, height) = blocks.ldi_size();
-    let ldi = bucket(width, height, blocks.layout(), parts.iter().map(|p| &p.0))?;
+    let ldi = bucket(width, height, blocks.layout(), parts.iter().map(|p| &p.0));
     let stats = RasterStats {
         triangles: parts.iter().map(|p| p.2).sum(),
         edge_on: parts.iter().map(|p| p.1).sum(),
-        fragments: ldi.fragments.len(),
+        fragments: ldi.as_ref().map_or(0, |l| l.fragments.len()),
     };
-    Ok((ldi, stats))
+    for (out, ..) in parts {
+        scratch::give_raw(out);
+    }
+    Ok((ldi?, stats))
 }
 
 /// Which triangles a rasterisation takes, decided from world coordinates before any vertex
@@ -584,7 +588,7 @@ fn bucket<'a>(
         return Err(RasterError::TooManyFragments { fragments: total });
     }
     let pixels = width as usize * height as usize;
-    let mut offsets = vec![0u32; pixels + 1];
+    let mut offsets = scratch::zeros(pixels + 1);
     for part in parts.clone() {
         for f in part {
             offsets[f.pixel as usize + 1] += 1;
@@ -593,8 +597,8 @@ fn bucket<'a>(
     for p in 0..pixels {
         offsets[p + 1] += offsets[p];
     }
-    let mut cursor: Vec<u32> = offsets[..pixels].to_vec();
-    let mut fragments = vec![Fragment { depth: 0.0, tag: 0 }; total as usize];
+    let mut cursor = scratch::copy(&offsets[..pixels]);
+    let mut fragments = scratch::fragments(total as usize);
     for part in parts {
         for f in part {
             let c = &mut cursor[f.pixel as usize];
@@ -602,6 +606,7 @@ fn bucket<'a>(
             *c += 1;
         }
     }
+    scratch::give_words(cursor);
     crate::ldi::sort_pixels(&offsets, &mut fragments);
     Ok(Ldi {
         width,
