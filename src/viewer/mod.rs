@@ -549,15 +549,29 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
 }
 
 /// The check worker's warm-up scene (issue 15; `web/clash-worker.js`): a ball through a
-/// block and a part made of two crossing shells, as binary STL files. Checking it with the
-/// default settings and finding its red edges runs every stage of a planner's check —
-/// parsing, coarse maps, a pair's LDIs and analyses, a self-collision, the exact segments —
-/// so a few rounds while the page waits for files bring the browser's compiled code for them
-/// to its optimising tier before the first real check. (Built with the `stl` importer.)
+/// block, a part made of two crossing shells, two open bowls that cross (CAD parts are often
+/// open) and a bead beside the block, its box in the block's, as binary STL files. Checking
+/// it with the default settings and finding its red edges runs every stage of a planner's
+/// check — parsing, a closed pair's volume LDI, an open pair's coarse maps, meeting blocks
+/// and contacts, an apart pair's coarse maps and exact proof, a self-collision, the exact
+/// segments — so a few rounds while the page waits for files bring the browser's compiled
+/// code for them to its optimising tier before the first real check. (Built with the `stl`
+/// importer.)
 #[cfg(feature = "stl")]
 pub fn warm_up_files() -> Vec<InputFile> {
     let ball = mesh::shapes::uv_sphere(Vec3::ZERO, 1.0, 48, 24);
     let block = mesh::shapes::cuboid(Vec3::new(0.6, -0.4, -0.4), Vec3::new(1.8, 0.4, 0.4));
+    // Its box overlaps the block's near a corner, 0.05 from the block itself.
+    let bead = mesh::shapes::uv_sphere(Vec3::new(1.92, 0.52, 0.52), 0.16, 16, 8);
+    // A sphere without its cap above `cut`: open.
+    let bowl = |centre: Vec3| {
+        let mut m = mesh::shapes::uv_sphere(centre, 0.6, 32, 16);
+        let cut = centre.z + 0.3;
+        let positions = m.positions.clone();
+        m.triangles
+            .retain(|t| t.iter().any(|&i| positions[i as usize].z <= cut));
+        m
+    };
     let mut knot = mesh::shapes::uv_sphere(Vec3::new(0.0, 2.6, 0.0), 0.6, 32, 16);
     knot.append(&mesh::shapes::uv_sphere(
         Vec3::new(0.5, 2.6, 0.0),
@@ -569,6 +583,9 @@ pub fn warm_up_files() -> Vec<InputFile> {
         ("warm-up-ball.stl", ball),
         ("warm-up-block.stl", block),
         ("warm-up-knot.stl", knot),
+        ("warm-up-bowl.stl", bowl(Vec3::new(0.0, -2.6, 0.0))),
+        ("warm-up-lid.stl", bowl(Vec3::new(0.5, -2.6, 0.1))),
+        ("warm-up-bead.stl", bead),
     ]
     .into_iter()
     .map(|(name, m)| InputFile {
@@ -1075,10 +1092,24 @@ mod tests {
         let out = s.load(&warm_up_files());
         assert_eq!(
             out.added,
-            vec!["warm-up-ball", "warm-up-block", "warm-up-knot"]
+            vec![
+                "warm-up-ball",
+                "warm-up-block",
+                "warm-up-knot",
+                "warm-up-bowl",
+                "warm-up-lid",
+                "warm-up-bead"
+            ]
         );
         assert!(out.errors.is_empty(), "{:?}", out.errors);
-        assert!(s.scene.objects.iter().all(Object::is_closed));
+        let open: Vec<_> = s
+            .scene
+            .objects
+            .iter()
+            .filter(|o| !o.is_closed())
+            .map(|o| &o.name[..])
+            .collect();
+        assert_eq!(open, vec!["warm-up-bowl", "warm-up-lid"]);
         let r = check(&s.scene, &CheckOptions::default()).expect("check");
         let pairs: Vec<_> = r
             .pairs
@@ -1087,8 +1118,16 @@ mod tests {
             .collect();
         assert_eq!(
             pairs,
-            vec![("warm-up-ball", "warm-up-block", crate::report::Kind::Volume)]
+            vec![
+                ("warm-up-ball", "warm-up-block", crate::report::Kind::Volume),
+                ("warm-up-bowl", "warm-up-lid", crate::report::Kind::Surface)
+            ]
         );
+        // The stages it is there to run: coarse maps (the open pair's, and the bead's after
+        // its first view found nothing), which separate the bead from the block.
+        assert_eq!(r.stats.candidate_pairs, 3);
+        assert!(r.stats.coarse_maps >= 3, "{}", r.stats.coarse_maps);
+        assert_eq!(r.stats.coarse_separated, 1);
         let selves: Vec<_> = r.self_collisions.iter().map(|c| &c.object[..]).collect();
         assert_eq!(selves, vec!["warm-up-knot"]);
         let seg = segments_for(&s.scene, &r);
