@@ -5,9 +5,10 @@
 //! degenerate and are left out of everything else), and NaN/inf coordinates are counted.
 //!
 //! How it works: every triangle with three distinct, in-range indices contributes its three
-//! directed edges. Two sorted lists are built, one of directed edges `(a, b)` and one of
-//! undirected edges `(min, max)`; runs of equal entries give the counts (sorting is faster
-//! than hashing for a million triangles and needs no allocator-heavy map).
+//! directed edges, sorted as undirected edges `(min, max)` with a direction bit (two sorted
+//! lists, directed and undirected, for indices of 2^31 and more); runs of equal entries give
+//! the counts (sorting is faster than hashing for a million triangles and needs no
+//! allocator-heavy map).
 //! - A directed edge used twice means two triangles disagree on orientation.
 //! - An undirected edge used once is a boundary edge; more than twice, non-manifold.
 //! - Closed: at least one triangle, every undirected edge used exactly twice and no directed
@@ -81,34 +82,19 @@ pub fn validate(mesh: &Mesh) -> Validation {
         }
     }
 
-    let mut undirected: Vec<u64> = directed
-        .iter()
-        .map(|&e| {
-            let (from, to) = (e >> 32, e & 0xffff_ffff);
-            from.min(to) << 32 | from.max(to)
-        })
-        .collect();
-    directed.sort_unstable();
-    undirected.sort_unstable();
-
-    let consistently_oriented = directed.windows(2).all(|w| w[0] != w[1]);
-    let mut boundary_edges = 0usize;
-    let mut non_manifold_edges = 0usize;
-    let mut all_twice = true;
-    for run in undirected.chunk_by(|x, y| x == y) {
-        match run.len() {
-            1 => {
-                boundary_edges += 1;
-                all_twice = false;
-            }
-            2 => {}
-            _ => {
-                non_manifold_edges += 1;
-                all_twice = false;
-            }
-        }
-    }
-    let closed = !directed.is_empty() && all_twice && consistently_oriented;
+    let used = !directed.is_empty();
+    let counts = if n <= 1 << 31 {
+        edge_counts(directed)
+    } else {
+        edge_counts_two_sorts(directed)
+    };
+    let EdgeCounts {
+        consistently_oriented,
+        boundary_edges,
+        non_manifold_edges,
+        all_twice,
+    } = counts;
+    let closed = used && all_twice && consistently_oriented;
     let signed_volume = six_volume / 6.0;
     Validation {
         triangles: mesh.triangles.len(),
@@ -121,6 +107,79 @@ pub fn validate(mesh: &Mesh) -> Validation {
         non_manifold_edges,
         degenerate_triangles,
         non_finite_vertices,
+    }
+}
+
+/// What the edges say (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EdgeCounts {
+    consistently_oriented: bool,
+    boundary_edges: usize,
+    non_manifold_edges: usize,
+    /// Every undirected edge used exactly twice.
+    all_twice: bool,
+}
+
+/// [`EdgeCounts`] of directed edges `from << 32 | to` (`from != to`) whose indices are below
+/// 2^31, in one sort: each edge's key is its undirected edge `(min, max)` and a direction bit
+/// (`min << 33 | max << 1 | (from > to)`), so equal keys are a directed edge used twice and
+/// runs of equal keys without that bit are the undirected edges' uses.
+fn edge_counts(mut keys: Vec<u64>) -> EdgeCounts {
+    for e in &mut keys {
+        let (from, to) = (*e >> 32, *e & 0xffff_ffff);
+        *e = from.min(to) << 33 | from.max(to) << 1 | u64::from(from > to);
+    }
+    keys.sort_unstable();
+    let mut c = EdgeCounts {
+        consistently_oriented: keys.windows(2).all(|w| w[0] != w[1]),
+        boundary_edges: 0,
+        non_manifold_edges: 0,
+        all_twice: true,
+    };
+    for run in keys.chunk_by(|x, y| x >> 1 == y >> 1) {
+        c.count(run.len());
+    }
+    c
+}
+
+/// [`edge_counts`] for any `u32` indices: a sorted list of directed edges and one of
+/// undirected edges.
+fn edge_counts_two_sorts(mut directed: Vec<u64>) -> EdgeCounts {
+    let mut undirected: Vec<u64> = directed
+        .iter()
+        .map(|&e| {
+            let (from, to) = (e >> 32, e & 0xffff_ffff);
+            from.min(to) << 32 | from.max(to)
+        })
+        .collect();
+    directed.sort_unstable();
+    undirected.sort_unstable();
+    let mut c = EdgeCounts {
+        consistently_oriented: directed.windows(2).all(|w| w[0] != w[1]),
+        boundary_edges: 0,
+        non_manifold_edges: 0,
+        all_twice: true,
+    };
+    for run in undirected.chunk_by(|x, y| x == y) {
+        c.count(run.len());
+    }
+    c
+}
+
+impl EdgeCounts {
+    /// An undirected edge used `uses` times.
+    fn count(&mut self, uses: usize) {
+        match uses {
+            1 => {
+                self.boundary_edges += 1;
+                self.all_twice = false;
+            }
+            2 => {}
+            _ => {
+                self.non_manifold_edges += 1;
+                self.all_twice = false;
+            }
+        }
     }
 }
 
@@ -187,6 +246,53 @@ mod tests {
         let v = validate(&m);
         assert!(v.closed && !v.outward);
         assert!((v.signed_volume + 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_sort_counts_edges_as_two_sorts_do() {
+        // Random triangles over few vertices: boundary, manifold, non-manifold and repeated
+        // directed edges all occur; and the cube with flips and duplicated triangles.
+        let mut seed = 0x9E37_79B9u64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let edges = |tris: &[[u32; 3]]| -> Vec<u64> {
+            tris.iter()
+                .flat_map(|&[a, b, c]| [(a, b), (b, c), (c, a)])
+                .map(|(f, t)| u64::from(f) << 32 | u64::from(t))
+                .collect()
+        };
+        let mut cases: Vec<Vec<[u32; 3]>> = Vec::new();
+        for _ in 0..200 {
+            let n = 3 + next(12) as u32;
+            let tris = (0..1 + next(40))
+                .filter_map(|_| {
+                    let t = [0, 0, 0].map(|_| next(u64::from(n)) as u32);
+                    (t[0] != t[1] && t[1] != t[2] && t[0] != t[2]).then_some(t)
+                })
+                .collect();
+            cases.push(tris);
+        }
+        let mut flipped = cube().triangles;
+        flipped[3].swap(1, 2);
+        let mut doubled = cube().triangles;
+        doubled.extend(cube().triangles);
+        cases.extend([cube().triangles, flipped, doubled]);
+        // Indices near 2^31 - 1, the largest the one sort takes.
+        let big = u32::MAX >> 1;
+        cases.push(vec![[big, big - 1, big - 2], [big - 2, big - 1, big]]);
+        for tris in &cases {
+            let e = edges(tris);
+            assert_eq!(edge_counts(e.clone()), edge_counts_two_sorts(e), "{tris:?}");
+        }
+        // (The random meshes must exercise every outcome.)
+        let all: Vec<EdgeCounts> = cases.iter().map(|t| edge_counts(edges(t))).collect();
+        assert!(all.iter().any(|c| !c.consistently_oriented));
+        assert!(all.iter().any(|c| c.non_manifold_edges > 0));
+        assert!(all.iter().any(|c| c.all_twice && c.consistently_oriented));
     }
 
     #[test]
