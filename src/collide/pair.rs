@@ -124,7 +124,9 @@ fn contacts(
     xy: &mut Option<(u32, u32)>,
     band: &mut Band,
 ) {
-    let mut seen = false;
+    // The pixel's contacts at once: the least gap, the nearest front and the farthest back
+    // (what `add` keeps of each; min and max in any order give the same).
+    let (mut least, mut near, mut far) = (f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY);
     for (i, f) in frags.iter().enumerate() {
         for g in &frags[i + 1..] {
             let gap = g.depth - f.depth;
@@ -134,13 +136,14 @@ fn contacts(
             if f.object() + g.object() != 1 {
                 continue; // the same object, or another pair's
             }
-            if !seen {
-                seen = true;
-                band.contact.mask.push(p as u32);
-            }
-            band.contact
-                .add(pixel_xy(ldi, p, xy), gap, f.depth, g.depth);
+            least = least.min(gap);
+            near = near.min(f.depth);
+            far = far.max(g.depth);
         }
+    }
+    if near <= far {
+        band.contact.mask.push(p as u32);
+        band.contact.add(pixel_xy(ldi, p, xy), least, near, far);
     }
 }
 
