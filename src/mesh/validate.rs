@@ -130,16 +130,10 @@ fn edge_counts(mut keys: Vec<u64>) -> EdgeCounts {
         *e = from.min(to) << 33 | from.max(to) << 1 | u64::from(from > to);
     }
     keys.sort_unstable();
-    let mut c = EdgeCounts {
-        consistently_oriented: keys.windows(2).all(|w| w[0] != w[1]),
-        boundary_edges: 0,
-        non_manifold_edges: 0,
-        all_twice: true,
-    };
-    for run in keys.chunk_by(|x, y| x >> 1 == y >> 1) {
-        c.count(run.len());
-    }
-    c
+    EdgeCounts::new(
+        keys.windows(2).all(|w| w[0] != w[1]),
+        keys.chunk_by(|x, y| x >> 1 == y >> 1).map(<[u64]>::len),
+    )
 }
 
 /// [`edge_counts`] for any `u32` indices: a sorted list of directed edges and one of
@@ -154,32 +148,30 @@ fn edge_counts_two_sorts(mut directed: Vec<u64>) -> EdgeCounts {
         .collect();
     directed.sort_unstable();
     undirected.sort_unstable();
-    let mut c = EdgeCounts {
-        consistently_oriented: directed.windows(2).all(|w| w[0] != w[1]),
-        boundary_edges: 0,
-        non_manifold_edges: 0,
-        all_twice: true,
-    };
-    for run in undirected.chunk_by(|x, y| x == y) {
-        c.count(run.len());
-    }
-    c
+    EdgeCounts::new(
+        directed.windows(2).all(|w| w[0] != w[1]),
+        undirected.chunk_by(|x, y| x == y).map(<[u64]>::len),
+    )
 }
 
 impl EdgeCounts {
-    /// An undirected edge used `uses` times.
-    fn count(&mut self, uses: usize) {
-        match uses {
-            1 => {
-                self.boundary_edges += 1;
-                self.all_twice = false;
+    /// The counts from how many times each undirected edge is used.
+    fn new(consistently_oriented: bool, uses: impl Iterator<Item = usize>) -> Self {
+        let mut c = Self {
+            consistently_oriented,
+            boundary_edges: 0,
+            non_manifold_edges: 0,
+            all_twice: true,
+        };
+        for n in uses {
+            match n {
+                1 => c.boundary_edges += 1,
+                2 => continue,
+                _ => c.non_manifold_edges += 1,
             }
-            2 => {}
-            _ => {
-                self.non_manifold_edges += 1;
-                self.all_twice = false;
-            }
+            c.all_twice = false;
         }
+        c
     }
 }
 
