@@ -20,8 +20,8 @@ use ldiclash::collide::{
     self_intersections, separation_along, surface_contacts, volume_overlaps_within, PairSeparation,
 };
 use ldiclash::gpu::{
-    block_on, build_ldi, run, settle_separation, Analyses, LdiDesc, LdiMethod, SeparationAsk,
-    SortVariant,
+    block_on, build_ldi, drive, run, settle_separation, Analyses, GpuError, GpuOutput, LdiDesc,
+    LdiMethod, SeparationAsk, SortVariant,
 };
 use ldiclash::ldi::{Axis, Ldi, LdiView, ViewDesc};
 use ldiclash::mesh::shapes::{cuboid, cylinder, plane_stack, uv_sphere};
@@ -371,6 +371,93 @@ fn gpu_analyses_equal_cpu_analyses() {
             }
         }
     }
+}
+
+/// Runs driven together on one thread (`gpu::drive`, as the check runs its GPU jobs) give
+/// each run's own answer, in order; fragment lists and peeling, one tile and several.
+#[test]
+fn driven_runs_equal_runs_one_at_a_time() {
+    let _g = lock();
+    let Some(ctx) = ctx() else { return };
+    let scenes: Vec<Vec<Mesh>> = (0..6)
+        .map(|k| {
+            let dx = 0.4 + 0.5 * k as f32;
+            vec![
+                uv_sphere(Vec3::ZERO, 1.0, 32, 16),
+                uv_sphere(Vec3::new(dx, 0.1 * k as f32, 0.0), 0.8, 24, 12),
+            ]
+        })
+        .collect();
+    let views: Vec<LdiView> = scenes
+        .iter()
+        .map(|m| view_of(m, ViewDesc::Axis(Axis::Z), 64))
+        .collect();
+    let objs: Vec<_> = scenes.iter().map(|m| objects(m)).collect();
+    let want = |v: &LdiView| Analyses {
+        volume: true,
+        volume_outline: None,
+        surface_eps: Some((v.pixel_size / v.depth_extent) as f32),
+        self_object: None,
+        read_ldi: true,
+        read_mask: false,
+        separation: None,
+    };
+    for desc in [
+        LdiDesc::default(),
+        LdiDesc {
+            method: LdiMethod::Peel,
+            ..LdiDesc::default()
+        },
+        LdiDesc {
+            budget: Some(24 * 1024),
+            ..LdiDesc::default()
+        },
+    ] {
+        let alone: Vec<_> = (0..scenes.len())
+            .map(|k| block_on(run(ctx, &views[k], &objs[k], &desc, &want(&views[k]))).unwrap())
+            .collect();
+        type Run<'a> =
+            std::pin::Pin<Box<dyn std::future::Future<Output = Result<GpuOutput, GpuError>> + 'a>>;
+        let futures: Vec<Run<'_>> = (0..scenes.len())
+            .map(|k| {
+                let (v, o, d) = (&views[k], &objs[k], &desc);
+                Box::pin(async move { run(ctx, v, o, d, &want(v)).await }) as _
+            })
+            .collect();
+        let together = drive(ctx, futures).unwrap();
+        assert_eq!(together.len(), alone.len());
+        let mut colliding = 0;
+        for (k, (a, t)) in alone.iter().zip(&together).enumerate() {
+            let t = t.as_ref().unwrap();
+            assert_eq!(a.volume, t.volume, "scene {k} {:?}", desc.method);
+            assert_eq!(a.surface, t.surface, "scene {k} {:?}", desc.method);
+            assert_eq!(a.stats.fragments, t.stats.fragments, "scene {k}");
+            assert_eq!(a.stats.tiles, t.stats.tiles, "scene {k}");
+            let (la, lt) = (a.ldi.as_ref().unwrap(), t.ldi.as_ref().unwrap());
+            assert_eq!(la.fragment_count(), lt.fragment_count(), "scene {k}");
+            colliding += usize::from(!t.volume.is_empty());
+        }
+        // The scenes differ: near pairs overlap, far ones do not.
+        assert!(colliding >= 2 && colliding < scenes.len(), "{colliding}");
+        if desc.budget.is_some() {
+            assert!(together.iter().any(|t| t.as_ref().unwrap().stats.tiles > 1));
+        }
+    }
+}
+
+/// A future that waits for something the device will never deliver ends `drive` with an
+/// error instead of a hang; futures that need no GPU work come back as they are.
+#[test]
+fn drive_ends_on_a_future_that_waits_for_nothing() {
+    let _g = lock();
+    let Some(ctx) = ctx() else { return };
+    let ready: Vec<std::pin::Pin<Box<dyn std::future::Future<Output = u32>>>> =
+        vec![Box::pin(async { 1 }), Box::pin(async { 2 })];
+    assert_eq!(drive(ctx, ready).unwrap(), vec![1, 2]);
+    let stuck: Vec<std::pin::Pin<Box<dyn std::future::Future<Output = u32>>>> =
+        vec![Box::pin(async { 1 }), Box::pin(std::future::pending())];
+    let err = drive(ctx, stuck).unwrap_err().to_string();
+    assert!(err.contains("wait for nothing"), "{err}");
 }
 
 /// A small budget splits the image into tiles; the result is the one-tile result.

@@ -155,3 +155,43 @@ async fn visibility_tests_match_the_cpu_in_the_browser() {
         .unwrap();
     assert_eq!(c, g);
 }
+
+/// A scene check on WebGPU (`check_on_gpu_async`: its region jobs awaited together, their
+/// readbacks overlapping) gives the CPU check's pairs, in order: five colliding neighbours in
+/// a chain and a pair whose boxes overlap but whose spheres are apart.
+#[wasm_bindgen_test]
+async fn a_scene_check_on_webgpu_equals_the_cpu_check() {
+    use ldiclash::check::{check, check_on_gpu_async, Backend, CheckOptions};
+    let ctx = match GpuContext::new(GpuOptions::default()).await {
+        Ok(c) => c,
+        Err(e) => panic!("no WebGPU in this browser: {e}"),
+    };
+    let mut meshes: Vec<Mesh> = (0..6)
+        .map(|k| {
+            let c = Vec3::new(1.7 * k as f32, 0.2 * (k % 3) as f32, 0.0);
+            uv_sphere(c, 1.0, 24, 12)
+        })
+        .collect();
+    meshes.push(uv_sphere(Vec3::new(-1.5, 1.5, 0.0), 1.0, 24, 12));
+    let scene = common::scene_of(meshes);
+    let opts = CheckOptions {
+        resolution: 64,
+        ..CheckOptions::default()
+    };
+    let cpu = check(&scene, &opts).unwrap();
+    let gpu_opts = CheckOptions {
+        backend: Backend::Gpu { peel: false },
+        ..opts
+    };
+    let gpu = check_on_gpu_async(&scene, &gpu_opts, &ctx, &mut |_, _, _| {})
+        .await
+        .unwrap();
+    assert_eq!(gpu.backend, "gpu");
+    assert_eq!(cpu.pairs.len(), 5, "{:?}", cpu.pairs);
+    assert_eq!(cpu.pairs.len(), gpu.pairs.len(), "{:?}", gpu.pairs);
+    for (c, g) in cpu.pairs.iter().zip(&gpu.pairs) {
+        assert_eq!((&c.a, &c.b, c.kind), (&g.a, &g.b, g.kind));
+        let (v, w) = (c.volume.unwrap(), g.volume.unwrap());
+        assert!((v - w).abs() <= 1e-3 * v, "volume {v} vs {w}");
+    }
+}

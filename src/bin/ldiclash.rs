@@ -325,9 +325,16 @@ fn run_check(scene: &Scene, opts: &CheckOptions, progress: Progress<'_>) -> Resu
     #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
     if let Backend::Gpu { .. } = opts.backend {
         use ldiclash::gpu::{block_on, GpuContext, GpuOptions};
+        let t = ldiclash::clock::now_ms();
         return match block_on(GpuContext::new(GpuOptions::default())) {
-            Ok(ctx) => ldiclash::check::check_on_gpu(scene, opts, &ctx, progress)
-                .map_err(|e| e.to_string()),
+            Ok(ctx) => {
+                // Opening the device and building the passes' pipelines, before the check.
+                let init_ms = ldiclash::clock::now_ms() - t;
+                let mut r = ldiclash::check::check_on_gpu(scene, opts, &ctx, progress)
+                    .map_err(|e| e.to_string())?;
+                r.timings_ms.insert("gpu_init".into(), init_ms);
+                Ok(r)
+            }
             Err(e) => {
                 let cpu = CheckOptions {
                     backend: Backend::Cpu,

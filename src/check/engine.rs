@@ -100,11 +100,22 @@ impl Engine for GpuEngine<'_> {
         opts: &CheckOptions,
         jobs: &[RegionJob],
     ) -> Result<Vec<RegionAnswer>, CheckError> {
-        let mut out = Vec::with_capacity(jobs.len());
-        for job in jobs {
-            out.push(run_gpu(self, job, scene, opts).await?);
-        }
-        Ok(out)
+        // The jobs run together on this thread: while one waits for a readback the others
+        // record and submit; natively one device wait serves them all (`gpu::drive`), in the
+        // browser the event loop resolves their mappings (`gpu::join_all`).
+        type Job<'f> = std::pin::Pin<
+            Box<dyn std::future::Future<Output = Result<RegionAnswer, CheckError>> + 'f>,
+        >;
+        let futures: Vec<Job<'_>> = jobs
+            .iter()
+            .map(|job| Box::pin(run_gpu(self, job, scene, opts)) as Job<'_>)
+            .collect();
+        #[cfg(not(target_arch = "wasm32"))]
+        let answers =
+            crate::gpu::drive(self.ctx, futures).map_err(|e| CheckError::Gpu(e.to_string()))?;
+        #[cfg(target_arch = "wasm32")]
+        let answers = crate::gpu::join_all(futures).await;
+        answers.into_iter().collect()
     }
 }
 

@@ -122,8 +122,10 @@ impl GpuContext {
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let out = f();
-        let v = validation.pop().await;
-        let o = oom.pop().await;
+        // Both popped before either is awaited: futures interleaved on one thread (the
+        // browser's event loop, `gpu::drive`) must not push between these pops.
+        let (v, o) = (validation.pop(), oom.pop());
+        let (v, o) = (v.await, o.await);
         if let Some(e) = o {
             return Err(GpuError::OutOfMemory {
                 label: label.to_string(),

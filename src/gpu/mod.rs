@@ -39,6 +39,10 @@ pub use pipeline::{
     build_ldi, run, Analyses, GpuOutput, GpuPairContacts, GpuPairVolume, GpuSelf, GpuStats,
     LdiDesc, LdiMethod, SortVariant, MAX_OBJECTS,
 };
+#[cfg(not(target_arch = "wasm32"))]
+pub use readback::drive;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use readback::join_all;
 pub use separation::{settle as settle_separation, GpuSeparation, SeparationAsk};
 pub use visibility::{self_visibility_flags, visibility_counts, VisBatch};
 
