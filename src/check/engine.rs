@@ -5,8 +5,10 @@
 //!   (rayon, each job's answer in its place, so the report does not depend on scheduling), in
 //!   wasm too with the `threads` feature (the check worker's build with atomics:
 //!   `web_threads`), and in turn in the plain wasm build.
-//! - [`GpuEngine`] (feature `gpu`): the wgpu pipeline, one job after another, each over the
-//!   bounding window of its blocks (extra pixels there only repeat whole-region answers).
+//! - [`GpuEngine`] (feature `gpu`): the wgpu pipeline, each job over the bounding window of
+//!   its blocks (extra pixels there only repeat whole-region answers); a batch's jobs run
+//!   together on one thread, so their readbacks' round trips overlap (`gpu::drive` natively,
+//!   awaited together in the browser), answers in job order.
 
 use super::jobs::{run_cpu, RegionAnswer, RegionJob};
 use super::options::{CheckError, CheckOptions};
