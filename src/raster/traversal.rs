@@ -83,6 +83,8 @@ pub(crate) fn traverse(
         // candidate centres directly; the scalar test is the SIMD lanes' arithmetic.
         if traversal == super::Traversal::Scalar || x1 - x0 < 4 {
             row_scalar(tri, py, x0, x1, row, tag, out);
+        } else if exact {
+            span_row(tri, py, x0, x1, row, tag, out);
         } else {
             super::simd::row(tri, py, x0, x1, row, tag, out);
         }
@@ -225,6 +227,41 @@ fn column_stepped(tri: &Triangle, x: u32, rows: Rows, tag: u32, out: &mut Vec<Ra
     }
 }
 
+/// One row of a triangle whose edge functions are exact ([`exact_steps`]), from its
+/// [`row_span`]: only the span's first and last centres can lie within [`SPAN_SLACK`] of an
+/// edge, so they are tested; every centre between lies at least `1 − 2·SPAN_SLACK` pixels
+/// inside each edge that bounds the span (the span's ends are its edges' crossings, computed
+/// to far better than that) and is covered without a test. The same fragments, in the same
+/// order and with the same depths, as testing every centre ([`row_scalar`]; tested below).
+#[inline]
+fn span_row(
+    tri: &Triangle,
+    py: f64,
+    x0: u32,
+    x1: u32,
+    row: u32,
+    tag: u32,
+    out: &mut Vec<RawFragment>,
+) {
+    let fragment = |x: u32| RawFragment {
+        pixel: row.wrapping_add(x),
+        fragment: crate::ldi::Fragment {
+            depth: tri.depth(f64::from(x) + 0.5, py) as f32,
+            tag,
+        },
+    };
+    if x0 == x1 {
+        return row_scalar(tri, py, x0, x1, row, tag, out);
+    }
+    if tri.covers(f64::from(x0) + 0.5, py) {
+        out.push(fragment(x0));
+    }
+    out.extend((x0 + 1..x1).map(fragment));
+    if tri.covers(f64::from(x1) + 0.5, py) {
+        out.push(fragment(x1));
+    }
+}
+
 /// One row, one centre at a time.
 pub(crate) fn row_scalar(
     tri: &Triangle,
@@ -253,6 +290,67 @@ pub(crate) fn row_scalar(
 mod tests {
     use super::super::setup::{Setup, Vertex};
     use super::*;
+
+    /// A row's span with its ends tested and its inside taken untested keeps exactly the
+    /// centres, in order and with the depths, of the per-centre test over the whole row:
+    /// large triangles on the half-pixel grid (centres on edges, where the fill rule decides)
+    /// and off it, slivers and near-horizontal edges among them.
+    #[test]
+    fn untested_span_insides_equal_the_direct_test() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % 1_000_000) as f64 / 1_000_000.0
+        };
+        let (mut rows_seen, mut spans, mut covered) = (0, 0, 0);
+        for k in 0..3000 {
+            let grid = if k % 2 == 0 { 2.0 } else { 256.0 };
+            // Every fifth triangle has an edge within a pixel of horizontal.
+            let flat = k % 5 == 0;
+            let mut vtx = |i: usize| Vertex {
+                x: ((rnd() * 300.0 - 20.0) * grid).round() / grid,
+                y: if flat && i < 2 {
+                    ((100.0 + rnd()) * grid).round() / grid
+                } else {
+                    ((rnd() * 300.0 - 20.0) * grid).round() / grid
+                },
+                z: rnd(),
+            };
+            let Setup::Visible(tri) = Triangle::setup([vtx(0), vtx(1), vtx(2)], 256, 256) else {
+                continue;
+            };
+            assert!(exact_steps(&tri));
+            let inv = tri
+                .edges
+                .map(|e| if e.dy == 0.0 { 0.0 } else { e.dx / e.dy });
+            for y in tri.ymin..=tri.ymax {
+                let py = f64::from(y) + 0.5;
+                let mut direct = Vec::new();
+                row_scalar(&tri, py, tri.xmin, tri.xmax, y * 256, 4, &mut direct);
+                let mut span = Vec::new();
+                if let Some((x0, x1)) = row_span(&tri, &inv, py) {
+                    if x1 - x0 >= 4 {
+                        spans += 1;
+                    }
+                    span_row(&tri, py, x0, x1, y * 256, 4, &mut span);
+                }
+                rows_seen += 1;
+                covered += direct.len();
+                assert_eq!(span.len(), direct.len(), "triangle {k} row {y}");
+                for (s, d) in span.iter().zip(&direct) {
+                    assert_eq!(s.pixel, d.pixel, "triangle {k} row {y}");
+                    assert_eq!(s.fragment.depth.to_bits(), d.fragment.depth.to_bits());
+                    assert_eq!(s.fragment.tag, d.fragment.tag);
+                }
+            }
+        }
+        assert!(
+            rows_seen > 100_000 && spans > 50_000 && covered > 1_000_000,
+            "{rows_seen} {spans} {covered}"
+        );
+    }
 
     /// The stepped small-box and column walks keep exactly the centres, in the order and
     /// with the depths, of the direct per-centre test (`row_scalar`) over the box.
