@@ -73,9 +73,14 @@ pub(crate) fn traverse(
     let inv = tri
         .edges
         .map(|e| if e.dy == 0.0 { 0.0 } else { e.dx / e.dy });
+    let spans = exact.then(|| RowSpans::new(tri, &inv));
     for y in tri.ymin..=tri.ymax {
         let py = f64::from(y) + 0.5;
-        let Some((x0, x1)) = row_span(tri, &inv, py) else {
+        let span = match &spans {
+            Some(s) => s.span(py),
+            None => row_span(tri, &inv, py),
+        };
+        let Some((x0, x1)) = span else {
             continue;
         };
         let row = rows.start(y);
@@ -125,6 +130,85 @@ pub(crate) fn row_span(tri: &Triangle, inv: &[f64; 3], py: f64) -> Option<(u32, 
     let x0 = super::setup::ceil(lo - 0.5 - SPAN_SLACK).max(f64::from(tri.xmin));
     let x1 = super::setup::floor(hi - 0.5 + SPAN_SLACK).min(f64::from(tri.xmax));
     (x0 <= x1).then_some((x0 as u32, x1 as u32))
+}
+
+/// [`row_span`] of a triangle whose edge functions are exact ([`exact_steps`]), with each
+/// edge's part decided once per triangle instead of once per row: the same spans (tested
+/// below). Its bounds stay finite (exact coordinates are below 2^18 pixels), so plain
+/// comparisons and integer floor and ceil replace the NaN-aware ones.
+struct RowSpans {
+    /// Per edge: `x0`, `y0`, `dx / dy` (crossings) or `sign · dx` (horizontal edges).
+    x0: [f64; 3],
+    y0: [f64; 3],
+    k: [f64; 3],
+    /// Per edge: 0 bounds the span from the left, 1 from the right, 2 horizontal.
+    part: [u8; 3],
+    owns: [bool; 3],
+    /// Centres of the box's first and last columns.
+    lo: f64,
+    hi: f64,
+    xmin: i64,
+    xmax: i64,
+}
+
+impl RowSpans {
+    fn new(tri: &Triangle, inv: &[f64; 3]) -> Self {
+        let mut part = [2u8; 3];
+        let mut k = [0.0; 3];
+        for (i, e) in tri.edges.iter().enumerate() {
+            if e.dy == 0.0 {
+                k[i] = e.sign * e.dx;
+            } else {
+                part[i] = u8::from(-e.sign * e.dy <= 0.0);
+                k[i] = inv[i];
+            }
+        }
+        Self {
+            x0: tri.edges.map(|e| e.x0),
+            y0: tri.edges.map(|e| e.y0),
+            k,
+            part,
+            owns: tri.edges.map(|e| e.owns),
+            lo: f64::from(tri.xmin) + 0.5,
+            hi: f64::from(tri.xmax) + 0.5,
+            xmin: i64::from(tri.xmin),
+            xmax: i64::from(tri.xmax),
+        }
+    }
+
+    #[inline]
+    fn span(&self, py: f64) -> Option<(u32, u32)> {
+        let (mut lo, mut hi) = (self.lo, self.hi);
+        for i in 0..3 {
+            let t = py - self.y0[i];
+            match self.part[i] {
+                0 => {
+                    let root = self.x0[i] + self.k[i] * t;
+                    if root > lo {
+                        lo = root;
+                    }
+                }
+                1 => {
+                    let root = self.x0[i] + self.k[i] * t;
+                    if root < hi {
+                        hi = root;
+                    }
+                }
+                _ => {
+                    let a = self.k[i] * t;
+                    if a < 0.0 || (a == 0.0 && !self.owns[i]) {
+                        return None;
+                    }
+                }
+            }
+        }
+        if lo > hi + 2.0 * SPAN_SLACK {
+            return None;
+        }
+        let x0 = super::setup::ceil_i(lo - 0.5 - SPAN_SLACK).max(self.xmin);
+        let x1 = super::setup::floor_i(hi - 0.5 + SPAN_SLACK).min(self.xmax);
+        (x0 <= x1).then_some((x0 as u32, x1 as u32))
+    }
 }
 
 /// Whether every edge function of `tri` is exact in `f64` at every pixel centre of its box:
@@ -330,6 +414,11 @@ mod tests {
                 let mut direct = Vec::new();
                 row_scalar(&tri, py, tri.xmin, tri.xmax, y * 256, 4, &mut direct);
                 let mut span = Vec::new();
+                assert_eq!(
+                    RowSpans::new(&tri, &inv).span(py),
+                    row_span(&tri, &inv, py),
+                    "triangle {k} row {y}"
+                );
                 if let Some((x0, x1)) = row_span(&tri, &inv, py) {
                     if x1 - x0 >= 4 {
                         spans += 1;
