@@ -285,8 +285,6 @@ mod tests {
             .map(|gap| f64::from(gap) * view.depth_extent)
     }
 
-    /// The one pass equals the three analyses exactly on random pairs of spheres and boxes
-    /// (overlapping, touching, nested, apart), with and without an outline, every axis.
     /// Parts added one by one into the last (`push_part`) merge to the union of the parts
     /// kept apart, bit for bit: overlapping, touching, nested, degenerate and repeated parts
     /// in random order and in runs of near neighbours (as pixels give them).
@@ -334,6 +332,8 @@ mod tests {
         assert!(merged_in > 10_000, "{merged_in}");
     }
 
+    /// The one pass equals the three analyses exactly on random pairs of spheres and boxes
+    /// (overlapping, touching, nested, apart), with and without an outline, every axis.
     #[test]
     fn one_pass_equals_the_three_analyses() {
         let mut rng = Lcg::new(7);

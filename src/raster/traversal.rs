@@ -376,9 +376,10 @@ mod tests {
     use super::*;
 
     /// A row's span with its ends tested and its inside taken untested keeps exactly the
-    /// centres, in order and with the depths, of the per-centre test over the whole row:
-    /// large triangles on the half-pixel grid (centres on edges, where the fill rule decides)
-    /// and off it, slivers and near-horizontal edges among them.
+    /// centres, in order and with the depths, of the per-centre test over the whole row, and
+    /// [`RowSpans`] gives [`row_span`]'s spans: large triangles on the half-pixel grid
+    /// (centres on edges, where the fill rule decides) and off it, slivers and horizontal
+    /// and near-horizontal edges among them.
     #[test]
     fn untested_span_insides_equal_the_direct_test() {
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
