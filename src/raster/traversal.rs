@@ -375,6 +375,20 @@ mod tests {
     use super::super::setup::{Setup, Vertex};
     use super::*;
 
+    /// The same fragments: pixels, depth bits and tags, in order.
+    fn assert_same(a: &[RawFragment], b: &[RawFragment], what: &str) {
+        assert_eq!(a.len(), b.len(), "{what}");
+        for (s, d) in a.iter().zip(b) {
+            assert_eq!(s.pixel, d.pixel, "{what}");
+            assert_eq!(
+                s.fragment.depth.to_bits(),
+                d.fragment.depth.to_bits(),
+                "{what}"
+            );
+            assert_eq!(s.fragment.tag, d.fragment.tag, "{what}");
+        }
+    }
+
     /// A row's span with its ends tested and its inside taken untested keeps exactly the
     /// centres, in order and with the depths, of the per-centre test over the whole row, and
     /// [`RowSpans`] gives [`row_span`]'s spans: large triangles on the half-pixel grid
@@ -382,13 +396,8 @@ mod tests {
     /// and near-horizontal edges among them.
     #[test]
     fn untested_span_insides_equal_the_direct_test() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut rnd = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % 1_000_000) as f64 / 1_000_000.0
-        };
+        let mut rng = crate::sim::Lcg::new(0x9E37_79B9_7F4A_7C15);
+        let mut rnd = || f64::from(rng.next_f32());
         let (mut rows_seen, mut spans, mut covered) = (0, 0, 0);
         for k in 0..3000 {
             let grid = if k % 2 == 0 { 2.0 } else { 256.0 };
@@ -428,12 +437,7 @@ mod tests {
                 }
                 rows_seen += 1;
                 covered += direct.len();
-                assert_eq!(span.len(), direct.len(), "triangle {k} row {y}");
-                for (s, d) in span.iter().zip(&direct) {
-                    assert_eq!(s.pixel, d.pixel, "triangle {k} row {y}");
-                    assert_eq!(s.fragment.depth.to_bits(), d.fragment.depth.to_bits());
-                    assert_eq!(s.fragment.tag, d.fragment.tag);
-                }
+                assert_same(&span, &direct, &format!("triangle {k} row {y}"));
             }
         }
         assert!(
@@ -505,12 +509,7 @@ mod tests {
                 continue;
             }
             covered += direct.len();
-            assert_eq!(stepped.len(), direct.len(), "triangle {k}");
-            for (s, d) in stepped.iter().zip(&direct) {
-                assert_eq!(s.pixel, d.pixel, "triangle {k}");
-                assert_eq!(s.fragment.depth.to_bits(), d.fragment.depth.to_bits());
-                assert_eq!(s.fragment.tag, d.fragment.tag);
-            }
+            assert_same(&stepped, &direct, &format!("triangle {k}"));
         }
         assert!(
             boxes > 1000 && columns > 100 && covered > 5000,
