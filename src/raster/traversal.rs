@@ -1,6 +1,9 @@
-//! Pixel traversal: walk the rows of a triangle's bounding box and emit a fragment for each
-//! covered pixel centre. The per-row work is in [`super::simd`] (four centres at a time) or the
-//! scalar loop below ([`super::Traversal::Scalar`], the default with the `scalar` feature).
+//! Pixel traversal: walk the pixel centres a triangle may cover and emit a fragment for each
+//! covered one. Small boxes and thin columns step their edge functions exactly; other
+//! triangles go row by row over each row's span, whose inside is covered without a test when
+//! the edge functions are exact ([`span_row`]), else tested four centres at a time
+//! ([`super::simd`]) or one at a time ([`super::Traversal::Scalar`], the default with the
+//! `scalar` feature).
 
 use super::setup::Triangle;
 use super::RawFragment;
