@@ -13,10 +13,9 @@
 //!    exactly stepped edge functions; a thin one column by column; a larger one row by row,
 //!    over the span where the row crosses it. Where the edge functions are exact (snapped
 //!    corners within 2^18 pixels of the image origin: all but triangles reaching far beyond
-//!    the image) only a span's first and last
-//!    centres are tested and the centres between are covered; otherwise every centre is
-//!    tested, four at a time with SIMD ([`simd`], `wide::f64x4`: SSE2/AVX natively, `simd128`
-//!    on wasm). The `scalar` feature tests every centre one at a time. All of them give the
+//!    the image) only a span's first and last centres are tested and the centres between are
+//!    covered; otherwise every centre is tested, four at a time with SIMD ([`simd`],
+//!    `wide::f64x4`: SSE2/AVX natively, `simd128` on wasm). The `scalar` feature tests every centre one at a time. All of them give the
 //!    same fragments with the same depths (the same IEEE operations in the same order), so
 //!    the LDIs are bit-identical.
 //! 3. The fragments are bucketed by pixel (counting sort into CSR) and sorted per pixel.
