@@ -6,7 +6,7 @@
 //! `f64`; beyond that the canonical edge ordering (see `raster` module docs) still keeps shared
 //! edges consistent.
 
-pub(crate) use crate::ldi::snap::{ceil, floor, max3, min3, SnappedVertex as Vertex};
+pub(crate) use crate::ldi::snap::{max3, min3, SnappedVertex as Vertex};
 
 /// One edge function `e(p) = sign * (dx * (p.y - y0) - dy * (p.x - x0))`, positive inside.
 #[derive(Debug, Clone, Copy)]

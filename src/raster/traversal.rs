@@ -71,19 +71,10 @@ pub(crate) fn traverse(
         }
         return;
     }
-    // `dx / dy` per edge (0 for a horizontal edge): where the edge crosses row `py` is
-    // `x0 + inv · (py − y0)`, a row's span without a division per row.
-    let inv = tri
-        .edges
-        .map(|e| if e.dy == 0.0 { 0.0 } else { e.dx / e.dy });
-    let spans = exact.then(|| RowSpans::new(tri, &inv));
+    let spans = RowSpans::new(tri);
     for y in tri.ymin..=tri.ymax {
         let py = f64::from(y) + 0.5;
-        let span = match &spans {
-            Some(s) => s.span(py),
-            None => row_span(tri, &inv, py),
-        };
-        let Some((x0, x1)) = span else {
+        let Some((x0, x1)) = spans.span(py) else {
             continue;
         };
         let row = rows.start(y);
@@ -100,15 +91,13 @@ pub(crate) fn traverse(
 }
 
 /// Tolerance (pixels) by which a row's span is widened: far above the rounding of
-/// [`row_span`]'s bounds, so no covered centre is ever outside the span; the exact
+/// [`RowSpans`]' bounds, so no covered centre is ever outside the span; the exact
 /// per-centre test decides coverage.
 const SPAN_SLACK: f64 = 1e-3;
 
-/// The pixel columns of row `py` that may hold covered centres: where each edge crosses the
-/// row (`x0 + (dx/dy) · (py − y0)`, no division per row) bounds the span, widened by
-/// [`SPAN_SLACK`]. Long thin triangles (common in CAD meshes) then cost a row or two of
-/// candidates per row, not their bounding box.
-#[inline]
+/// [`RowSpans::span`] decided edge by edge on every row, with the NaN-aware `max`, `min`,
+/// `floor` and `ceil`: the reference the tests compare it with.
+#[cfg(test)]
 pub(crate) fn row_span(tri: &Triangle, inv: &[f64; 3], py: f64) -> Option<(u32, u32)> {
     let (mut lo, mut hi) = (f64::from(tri.xmin) + 0.5, f64::from(tri.xmax) + 0.5);
     for (e, &inv) in tri.edges.iter().zip(inv) {
@@ -130,15 +119,18 @@ pub(crate) fn row_span(tri: &Triangle, inv: &[f64; 3], py: f64) -> Option<(u32, 
     if lo.is_nan() || hi.is_nan() || lo > hi + 2.0 * SPAN_SLACK {
         return None;
     }
-    let x0 = super::setup::ceil(lo - 0.5 - SPAN_SLACK).max(f64::from(tri.xmin));
-    let x1 = super::setup::floor(hi - 0.5 + SPAN_SLACK).min(f64::from(tri.xmax));
+    let x0 = crate::ldi::snap::ceil(lo - 0.5 - SPAN_SLACK).max(f64::from(tri.xmin));
+    let x1 = crate::ldi::snap::floor(hi - 0.5 + SPAN_SLACK).min(f64::from(tri.xmax));
     (x0 <= x1).then_some((x0 as u32, x1 as u32))
 }
 
-/// [`row_span`] of a triangle whose edge functions are exact ([`exact_steps`]), with each
-/// edge's part decided once per triangle instead of once per row: the same spans (tested
-/// below). Its bounds stay finite (exact coordinates are below 2^18 pixels), so plain
-/// comparisons and integer floor and ceil replace the NaN-aware ones.
+/// A triangle's row spans: the pixel columns of row `py` that may hold covered centres. Where
+/// each edge crosses the row (`x0 + (dx/dy) · (py − y0)`, no division per row) bounds the
+/// span, widened by [`SPAN_SLACK`]; long thin triangles (common in CAD meshes) then cost a row
+/// or two of candidates per row, not their bounding box. Which side each edge bounds (or that
+/// it is horizontal) is decided once per triangle. A crossing that is not a number is ignored
+/// by the plain comparisons as by `max` and `min`, and the saturating integer floor and ceil
+/// clamp as the float ones did: the spans of the per-row reference `row_span` (tested below).
 struct RowSpans {
     /// Per edge: `x0`, `y0`, `dx / dy` (crossings) or `sign · dx` (horizontal edges).
     x0: [f64; 3],
@@ -155,7 +147,7 @@ struct RowSpans {
 }
 
 impl RowSpans {
-    fn new(tri: &Triangle, inv: &[f64; 3]) -> Self {
+    fn new(tri: &Triangle) -> Self {
         let mut part = [2u8; 3];
         let mut k = [0.0; 3];
         for (i, e) in tri.edges.iter().enumerate() {
@@ -163,7 +155,7 @@ impl RowSpans {
                 k[i] = e.sign * e.dx;
             } else {
                 part[i] = u8::from(-e.sign * e.dy <= 0.0);
-                k[i] = inv[i];
+                k[i] = e.dx / e.dy;
             }
         }
         Self {
@@ -315,7 +307,7 @@ fn column_stepped(tri: &Triangle, x: u32, rows: Rows, tag: u32, out: &mut Vec<Ra
 }
 
 /// One row of a triangle whose edge functions are exact ([`exact_steps`]), from its
-/// [`row_span`]: only the span's first and last centres can lie within [`SPAN_SLACK`] of an
+/// [`RowSpans`]: only the span's first and last centres can lie within [`SPAN_SLACK`] of an
 /// edge, so they are tested; every centre between lies at least `1 − 2·SPAN_SLACK` pixels
 /// inside each edge that bounds the span (the span's ends are its edges' crossings, computed
 /// to far better than that) and is covered without a test. The same fragments, in the same
@@ -428,7 +420,7 @@ mod tests {
                 row_scalar(&tri, py, tri.xmin, tri.xmax, y * 256, 4, &mut direct);
                 let mut span = Vec::new();
                 assert_eq!(
-                    RowSpans::new(&tri, &inv).span(py),
+                    RowSpans::new(&tri).span(py),
                     row_span(&tri, &inv, py),
                     "triangle {k} row {y}"
                 );
