@@ -369,12 +369,12 @@ fn incremental_checks_equal_fresh_checks() {
     assert_eq!(r.stats.cached_pairs, 0);
 }
 
-/// A closed pair gets its meeting cells only when its first (whole) view finds nothing: a
-/// colliding one builds no coarse map; one apart is separated by its maps after that view
-/// (an incremental checker's remembered map and a moved copy of the other's). Each answer
-/// equals a fresh check's.
+/// In a check, a closed pair gets its meeting cells only when its first (whole) view finds
+/// nothing: a colliding one builds no coarse map; one apart is separated by its maps after
+/// that view. In a checker's re-check (the maps remembered, a moved part's map moved) the
+/// cells come first: a pair they separate gets no LDI. Each answer equals a fresh check's.
 #[test]
-fn closed_pairs_get_their_cells_only_when_their_first_view_finds_nothing() {
+fn closed_pairs_get_their_cells_first_only_in_rechecks() {
     let sphere = uv_sphere(Vec3::ZERO, 0.5, 48, 24);
     // On a diagonal: the boxes overlap at a corner, the spheres stay apart until ~0.707.
     let at = |d: f64| DMat4::from_translation(DVec3::new(d, d, 0.0));
@@ -401,23 +401,27 @@ fn closed_pairs_get_their_cells_only_when_their_first_view_finds_nothing() {
     assert!(first.pairs.is_empty());
     let s = &first.stats;
     assert_eq!((s.ldis, s.coarse_maps, s.coarse_separated), (1, 2, 1));
-    // Moved a little, still apart: after its view, the remembered map and the moved copy
-    // of the other separate it; no map is built.
+    // Moved a little, still apart: the remembered map and the moved copy of the other
+    // separate it before any LDI; no map is built.
     scene.set_transform(1, at(0.82)).unwrap();
     let r = checker.check(&scene).unwrap();
     assert_eq!(r.pairs, fresh(&scene).pairs);
     let s = &r.stats;
     assert_eq!(
         (s.ldis, s.coarse_maps, s.coarse_moved, s.coarse_separated),
-        (1, 0, 1, 1)
+        (0, 0, 1, 1)
     );
-    // Moved into the other: its whole view finds the volume; no cells are wanted.
+    // Moved into the other: the maps meet, and its whole view finds the volume.
     scene.set_transform(1, at(0.5)).unwrap();
     let r = checker.check(&scene).unwrap();
     assert_eq!(r.pairs, fresh(&scene).pairs);
     assert_eq!(r.pairs.len(), 1);
     assert_eq!(r.pairs[0].kind.name(), "volume");
-    assert_eq!((r.stats.ldis, r.stats.coarse_separated), (1, 0));
+    let s = &r.stats;
+    assert_eq!(
+        (s.ldis, s.coarse_maps, s.coarse_moved, s.coarse_separated),
+        (1, 0, 1, 0)
+    );
 }
 
 /// The pairs `auto` reports (LDI broad phase, pairs proven apart exactly get no more LDIs)

@@ -606,11 +606,21 @@ pub fn cells_box(cells: &[MeetingCell]) -> Option<[DVec3; 2]> {
 }
 
 /// The blocks (of `block` × `block` pixels) of `view`'s image that the meeting cells project
-/// to, each cell grown by a pixel on every side.
-pub fn blocks_for(view: &LdiView, cells: &[MeetingCell], block: u32) -> crate::raster::Blocks {
+/// to, each cell grown by a pixel on every side. With `depth` (axis views), each block takes
+/// only the triangles within `depth` of its cells along the view
+/// ([`Blocks::with_depths`](crate::raster::Blocks::with_depths)).
+pub fn blocks_for(
+    view: &LdiView,
+    cells: &[MeetingCell],
+    block: u32,
+    depth: Option<f64>,
+) -> crate::raster::Blocks {
     let block = block.max(1);
     let (gw, gh) = (view.width.div_ceil(block), view.height.div_ceil(block));
     let mut mask = vec![false; gw as usize * gh as usize];
+    // Per grid block, the cells' range along the view (axis views, with `depth`).
+    let axis = view.axis.filter(|_| depth.is_some()).map(|a| a as usize);
+    let mut ranges = vec![[f64::INFINITY, f64::NEG_INFINITY]; mask.len()];
     let range = |lo: f64, hi: f64, origin: f64, n: u32| -> Option<(u32, u32)> {
         let a = floor((lo - origin) / view.pixel_size - 0.5) - 1.0;
         let b = -floor(-((hi - origin) / view.pixel_size - 0.5)) + 1.0;
@@ -637,11 +647,34 @@ pub fn blocks_for(view: &LdiView, cells: &[MeetingCell], block: u32) -> crate::r
         };
         for by in y0 / block..=y1 / block {
             for bx in x0 / block..=x1 / block {
-                mask[(by * gw + bx) as usize] = true;
+                let k = (by * gw + bx) as usize;
+                mask[k] = true;
+                if let Some(d) = axis {
+                    ranges[k] = [ranges[k][0].min(c.min[d]), ranges[k][1].max(c.max[d])];
+                }
             }
         }
     }
-    crate::raster::Blocks::from_mask(view.width, view.height, block, &mask)
+    let blocks = crate::raster::Blocks::from_mask(view.width, view.height, block, &mask);
+    match (axis, depth) {
+        (Some(d), Some(g)) => {
+            // Rounded outwards to f32 (the world boxes the rasteriser compares are f32).
+            let out = |x: f64, up: bool| {
+                let f = x as f32;
+                match (up, f64::from(f) < x, f64::from(f) > x) {
+                    (true, true, _) => f.next_up(),
+                    (false, _, true) => f.next_down(),
+                    _ => f,
+                }
+            };
+            let active = mask.iter().zip(&ranges).filter(|(m, _)| **m);
+            let ranges = active
+                .map(|(_, [lo, hi])| [out(lo - g, false), out(hi + g, true)])
+                .collect();
+            blocks.with_depths(d, ranges)
+        }
+        _ => blocks,
+    }
 }
 
 #[cfg(test)]

@@ -142,7 +142,7 @@ async fn run_gpu(
         epsilon: eps,
         ..RegionAnswer::default()
     };
-    let blocks = job.blocks(&view);
+    let blocks = job.blocks(&view, eps);
     let Some(mut window) = blocks.bounding_window() else {
         return Ok(answer);
     };

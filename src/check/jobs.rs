@@ -22,7 +22,7 @@ use crate::collide::{
     PairVolume,
 };
 use crate::ldi::{Axis, Layout, LdiView, Region, ViewDesc};
-use crate::raster::{rasterize_runs, Blocks, RasterObject, Traversal};
+use crate::raster::{rasterize_runs, Blocks, Clip, RasterObject, Traversal};
 use crate::scene::{Object, Scene};
 
 /// Side of the image blocks a refined LDI is built over, in pixels.
@@ -160,15 +160,51 @@ impl RegionJob {
         self.core(objects).and_then(|c| view.footprint(&c))
     }
 
-    /// The blocks of `view` the LDI covers.
-    pub fn blocks(&self, view: &LdiView) -> Blocks {
+    /// The blocks of `view` the LDI covers; for a pair analysed for contacts only (tolerance
+    /// `eps`), each takes only the triangles near its meeting cells along the view
+    /// ([`Self::clip`]).
+    pub fn blocks(&self, view: &LdiView, eps: f64) -> Blocks {
         match &self.cells {
             None => Blocks::whole(view.width, view.height),
             Some(cells) if self.rest.is_some() => {
-                rest_of(view, &blocks_for(view, cells, FINE_BLOCK))
+                rest_of(view, &blocks_for(view, cells, FINE_BLOCK, None))
             }
-            Some(cells) => blocks_for(view, cells, FINE_BLOCK),
+            Some(cells) => {
+                let reach = self.contact_reach(eps, view.pixel_size).map(|(_, g)| g);
+                blocks_for(view, cells, FINE_BLOCK, reach)
+            }
         }
+    }
+
+    /// For a pair analysed for contacts only over its meeting cells: how far along the view
+    /// from its cells a fragment can be and still be in a contact of tolerance `eps` (`pixel`:
+    /// the view's pixel size). The midpoint of a contact lies in a meeting cell
+    /// (`super::coarse`) and its two fragments lie within `eps / 2` of it along the view, so
+    /// a triangle farther away than this can be in no contact: leaving it out of the LDI
+    /// changes no answer. A pixel more covers snapping and rounding (a few ulps would do).
+    fn contact_reach(&self, eps: f64, pixel: f64) -> Option<(&[MeetingCell], f64)> {
+        match (&self.subject, &self.cells, self.volume, &self.rest) {
+            (Subject::Pair(..), Some(cells), false, None) => Some((cells, eps + pixel)),
+            _ => None,
+        }
+    }
+
+    /// The triangles the job's LDI takes: those over the region's rectangle and, for a pair
+    /// analysed for contacts only over its meeting cells, within reach of the cells along the
+    /// view ([`Self::contact_reach`]; each block then takes those near its own cells,
+    /// [`Self::blocks`]). The second value says whether the box's depth range clips.
+    pub fn clip(&self, eps: f64, pixel: f64) -> (Region, bool) {
+        let Some(([lo, hi], g)) = self
+            .contact_reach(eps, pixel)
+            .and_then(|(cells, g)| Some((super::coarse::cells_box(cells)?, g)))
+        else {
+            return (self.region, false);
+        };
+        let d = self.axis as usize;
+        let mut region = self.region;
+        region.min[d] = (lo[d] - g) as f32;
+        region.max[d] = (hi[d] + g) as f32;
+        (region, true)
     }
 
     /// Whether `blocks` (of [`Self::blocks`]) are the whole view: the directional separation
@@ -243,7 +279,7 @@ pub fn run_cpu(
         epsilon: eps,
         ..RegionAnswer::default()
     };
-    let blocks = job.blocks(&view);
+    let blocks = job.blocks(&view, eps);
     if blocks.count() == 0 {
         return Ok(answer);
     }
@@ -263,12 +299,16 @@ pub fn run_cpu(
         Subject::Part(_) => Vec::new(),
         _ => objects.iter().map(|o| Some(o.run_boxes())).collect(),
     };
+    let (clip, depth) = job.clip(eps, view.pixel_size);
     let (ldi, rs) = rasterize_runs(
         &view,
         &blocks,
         &inputs,
         &runs,
-        Some(&job.region),
+        Some(Clip {
+            region: &clip,
+            depth,
+        }),
         Traversal::default_for_build(),
     )?;
     let t2 = now_ms();

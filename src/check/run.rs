@@ -504,19 +504,23 @@ async fn image_pairs<E: Engine>(
         });
     }
 
-    // The LDI broad phase, for the pairs analysed for contacts only: their first views hold
-    // just the blocks where they meet. A closed pair's first view covers the whole view (most
-    // such pairs collide, and a colliding pair's separation needs every pixel of it), so its
-    // meeting cells matter only when that view finds nothing: they are found then, below.
+    // The LDI broad phase: meeting cells, and a pair without any is separated and gets no
+    // LDI. The first views of pairs analysed for contacts only hold just the blocks where they
+    // meet. A closed pair's first view covers the whole view (a closed pair whose objects meet
+    // mostly collides, and a colliding pair's separation needs every pixel of it), so its
+    // cells matter only when that view finds nothing, and are found then (below) — except in
+    // a re-check of a checker (the planner's loop): there the maps are remembered, a moved
+    // part gets its map moved, and cells first spare the pairs they separate their LDIs.
     let ldi_broad = opts.broad_phase == BroadPhase::Ldi;
     let mut coarse_ms = 0.0;
     if ldi_broad {
         let tc = now_ms();
+        let recheck = cache.as_deref().is_some_and(|c| !c.maps.is_empty());
         coarse_cells(
             scene,
             opts,
             &mut pairs,
-            |p| !p.volume,
+            |p| !p.volume || recheck,
             &mut tally.stats,
             cache.as_deref_mut(),
             &mut *progress,
@@ -541,7 +545,15 @@ async fn image_pairs<E: Engine>(
     let mut owners = Vec::new();
     for (k, p) in pairs.iter().enumerate().filter(|(_, p)| live(p)) {
         for axis in first_axes(p) {
-            jobs.push(pair_job(p, axis));
+            let first = pair_job(p, axis);
+            jobs.push(if p.volume {
+                RegionJob {
+                    cells: None,
+                    ..first
+                }
+            } else {
+                first
+            });
             owners.push(k);
         }
     }
@@ -563,8 +575,8 @@ async fn image_pairs<E: Engine>(
         merge_axis(&mut p.acc, job.axis, p.volume, a);
     }
     let empty = |p: &PairState| p.acc.volume_pixels == 0 && p.acc.contact_pixels == 0;
-    // The closed pairs' meeting cells, where their first views found nothing: none, and the
-    // pair is apart; else they restrict the other views, the proof that the pair is apart
+    // The other closed pairs' meeting cells, where their first views found nothing: none, and
+    // the pair is apart; else they restrict the other views, the proof that the pair is apart
     // and the clearance.
     if ldi_broad {
         let tc = now_ms();
@@ -573,7 +585,7 @@ async fn image_pairs<E: Engine>(
             scene,
             opts,
             &mut pairs,
-            |p| p.volume && empty(p),
+            |p| p.volume && p.cells.is_none() && empty(p),
             &mut tally.stats,
             cache.as_deref_mut(),
             &mut *progress,
@@ -811,7 +823,7 @@ fn coarse_cells(
                 return Ok(None);
             }
             let obj = &scene.objects[o];
-            CoarseMap::build(obj, level, need[o].1, &reach, Some(clip)).map(Some)
+            CoarseMap::build(obj, level, p.volume, &reach, Some(clip)).map(Some)
         };
         let (fa, fb) = (finer(p.i, a)?, finer(p.j, b)?);
         Ok(meeting_cells(fa.as_ref().unwrap_or(a), fb.as_ref().unwrap_or(b)).into())

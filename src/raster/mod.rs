@@ -109,7 +109,10 @@ impl Traversal {
 /// of a grid over it (the check's region jobs: only where the broad phase found the objects
 /// close). A pixel inside an active block gets exactly the fragments the whole image would
 /// give it, so analyses over the blocks equal analyses of the whole image restricted to them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Blocks may also name, per active block, a range along the view ([`Blocks::with_depths`]):
+/// a triangle is then traversed in a block only when its world box reaches the block's range,
+/// and a pixel holds exactly the whole image's fragments of the triangles that do.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Blocks {
     /// Block width and height.
     size: [u32; 2],
@@ -123,6 +126,9 @@ pub struct Blocks {
     whole: bool,
     /// The image's width and height.
     image: [u32; 2],
+    /// The world axis along the view and, per active block (slot order), the range along it
+    /// whose triangles the block takes (`[lo, hi]`, world units).
+    depths: Option<(usize, Vec<[f32; 2]>)>,
 }
 
 impl Blocks {
@@ -135,6 +141,7 @@ impl Blocks {
             origins: vec![[0, 0]],
             whole: true,
             image: [width, height],
+            depths: None,
         }
     }
 
@@ -160,7 +167,19 @@ impl Blocks {
             origins,
             whole: false,
             image: [width, height],
+            depths: None,
         }
+    }
+
+    /// These blocks, each taking only the triangles whose world boxes reach its range along
+    /// the view: `ranges[k]` (world units along world axis `axis`, 0 to 2) for the `k`-th
+    /// active block in [`Blocks::from_mask`]'s grid order. Ignored unless as many ranges as
+    /// active blocks are given; a whole image ([`Blocks::whole`]) takes no ranges.
+    pub fn with_depths(mut self, axis: usize, ranges: Vec<[f32; 2]>) -> Self {
+        if !self.whole && axis < 3 && ranges.len() == self.origins.len() {
+            self.depths = Some((axis, ranges));
+        }
+        self
     }
 
     /// The smallest window `[x0, y0, width, height]` of the image holding every active
@@ -270,18 +289,40 @@ pub fn rasterize_clipped(
     clip: Option<&crate::ldi::Region>,
     traversal: Traversal,
 ) -> Result<(Ldi, RasterStats), RasterError> {
-    rasterize_runs(view, blocks, objects, &[], clip, traversal)
+    rasterize_runs(view, blocks, objects, &[], clip.map(Clip::image), traversal)
 }
 
-/// [`rasterize_clipped`] given the [`run_boxes`] of some objects (`runs[k]` for
-/// `objects[k]`; missing or `None`: tested triangle by triangle): a run whose box misses the
-/// clip rectangle, the image or every active block is skipped whole. The same LDI.
+/// Which triangles an LDI of an axis view takes: those whose world boxes reach `region`'s
+/// rectangle in the image plane and, with `depth`, its range along the view axis too. Fragments
+/// beyond that range are then missing from the LDI, so a depth clip suits analyses that look
+/// only within it (a pair's contacts near their meeting cells), never inside counts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Clip<'a> {
+    /// The world box.
+    pub region: &'a crate::ldi::Region,
+    /// Whether the box's depth range clips too.
+    pub depth: bool,
+}
+
+impl<'a> Clip<'a> {
+    /// The rectangle of `region` in the image plane.
+    pub fn image(region: &'a crate::ldi::Region) -> Self {
+        Self {
+            region,
+            depth: false,
+        }
+    }
+}
+
+/// [`rasterize_blocks`] of the triangles `clip` takes, given the [`run_boxes`] of some objects
+/// (`runs[k]` for `objects[k]`; missing or `None`: tested triangle by triangle): a run whose
+/// box the clip, the image or every active block leaves out is skipped whole. The same LDI.
 pub fn rasterize_runs(
     view: &LdiView,
     blocks: &Blocks,
     objects: &[RasterObject<'_>],
     runs: &[Option<&[[Vec3; 2]]>],
-    clip: Option<&crate::ldi::Region>,
+    clip: Option<Clip<'_>>,
     traversal: Traversal,
 ) -> Result<(Ldi, RasterStats), RasterError> {
     for (k, (r, o)) in runs.iter().zip(objects).enumerate() {
@@ -361,13 +402,15 @@ pub fn rasterize_runs(
 
 /// Which triangles a rasterisation takes, decided from world coordinates before any vertex
 /// is projected: the clip rectangle (the check's `triangles_over`, in the very comparisons it
-/// makes), and for axis views a pixel box with a pixel of slack (snapping moves a vertex by at
+/// makes) and depth range ([`Clip`]), and for axis views a pixel box with a pixel of slack (snapping moves a vertex by at
 /// most 1/512 pixel) that must reach the image and an active block.
 #[derive(Debug)]
 struct Filter {
     /// World axes of the image's x and y (axis views).
     axes: Option<(usize, usize)>,
     clip: Option<crate::ldi::Region>,
+    /// The world axis along the view, when the clip's depth range clips too.
+    depth: Option<usize>,
     u0: f64,
     v0: f64,
     inv: f64,
@@ -376,15 +419,17 @@ struct Filter {
 }
 
 impl Filter {
-    fn new(view: &LdiView, clip: Option<&crate::ldi::Region>) -> Self {
+    fn new(view: &LdiView, clip: Option<Clip<'_>>) -> Self {
         let axes = view.axis.map(|a| match a {
             crate::ldi::Axis::X => (2, 1),
             crate::ldi::Axis::Y => (0, 2),
             crate::ldi::Axis::Z => (1, 0),
         });
+        let clip = clip.filter(|_| axes.is_some());
         Self {
             axes,
-            clip: clip.copied().filter(|_| axes.is_some()),
+            clip: clip.map(|c| *c.region),
+            depth: clip.filter(|c| c.depth).and(view.axis).map(|a| a as usize),
             u0: view.u0,
             v0: view.v0,
             inv: 1.0 / view.pixel_size,
@@ -409,6 +454,11 @@ impl Filter {
             {
                 return None;
             }
+            if let Some(d) = self.depth {
+                if !(lo[d] <= c.max[d] && hi[d] >= c.min[d]) {
+                    return None;
+                }
+            }
         }
         // Integer floor and ceil (saturating): world positions are finite (`Scene` checks).
         let x0 = setup::ceil_i((f64::from(lo[iu]) - self.u0) * self.inv - 1.5).max(0);
@@ -422,12 +472,36 @@ impl Filter {
     }
 }
 
-/// Whether any active block meets the pixel box `[x0, x1] × [y0, y1]` (inclusive).
+/// Whether any active block meets the pixel box `[x0, x1] × [y0, y1]` (inclusive) and takes
+/// a world box of range `lo..=hi` along the view.
 #[inline]
-fn any_block(blocks: &Blocks, [x0, x1, y0, y1]: [u32; 4], sx: u32, sy: u32) -> bool {
+fn any_block(
+    blocks: &Blocks,
+    [x0, x1, y0, y1]: [u32; 4],
+    sx: u32,
+    sy: u32,
+    [lo, hi]: [f32; 2],
+) -> bool {
     (y0 >> sy..=y1 >> sy).any(|by| {
-        (x0 >> sx..=x1 >> sx).any(|bx| blocks.slot[(by * blocks.grid[0] + bx) as usize] != u32::MAX)
+        (x0 >> sx..=x1 >> sx).any(|bx| {
+            takes(
+                blocks,
+                blocks.slot[(by * blocks.grid[0] + bx) as usize],
+                [lo, hi],
+            )
+        })
     })
+}
+
+/// Whether grid block `slot` is active and takes a world box of range `lo..=hi` along the
+/// view.
+#[inline(always)]
+fn takes(blocks: &Blocks, slot: u32, [lo, hi]: [f32; 2]) -> bool {
+    slot != u32::MAX
+        && blocks.depths.as_ref().is_none_or(|(_, r)| {
+            let [a, b] = r[slot as usize];
+            lo <= b && hi >= a
+        })
 }
 
 /// Rasterise `triangles` (indices into `positions`, world space) into the active blocks,
@@ -489,13 +563,21 @@ fn raster_triangles(
     }
     let (mut edge_on, mut kept) = (0, 0);
     let filtered = filter.clip.is_some() || !blocks.whole;
+    // The world axis of the blocks' depth ranges, and a box's range along it.
+    let depth_axis = blocks.depths.as_ref().map(|(d, _)| *d);
+    let along = |lo: Vec3, hi: Vec3| depth_axis.map_or([0.0; 2], |d| [lo[d], hi[d]]);
+    let mut range = [0.0; 2];
     for (r, run) in triangles.chunks(BOX_RUN).enumerate() {
         // A run's box holds its triangles' boxes: when it is clipped away or meets no active
         // block, so does each of them.
         if let (true, Some([lo, hi])) = (filtered, boxes.map(|b| b[r])) {
             match filter.pixels(lo, hi) {
                 None => continue,
-                Some(Some(bb)) if !blocks.whole && !any_block(blocks, bb, sx, sy) => continue,
+                Some(Some(bb))
+                    if !blocks.whole && !any_block(blocks, bb, sx, sy, along(lo, hi)) =>
+                {
+                    continue
+                }
                 Some(_) => {}
             }
         }
@@ -512,9 +594,12 @@ fn raster_triangles(
                     max3(p.y, q.y, r.y),
                     max3(p.z, q.z, r.z),
                 );
+                range = along(lo, hi);
                 match filter.pixels(lo, hi) {
                     None => continue,
-                    Some(Some(bb)) if !blocks.whole && !any_block(blocks, bb, sx, sy) => continue,
+                    Some(Some(bb)) if !blocks.whole && !any_block(blocks, bb, sx, sy, range) => {
+                        continue
+                    }
                     Some(_) => {}
                 }
             }
@@ -540,7 +625,7 @@ fn raster_triangles(
                 continue;
             }
             let [x0, x1, y0, y1] = bx;
-            if !any_block(blocks, bx, sx, sy) {
+            if !any_block(blocks, bx, sx, sy, range) {
                 continue;
             }
             let tri = match setup::Triangle::setup_in(abc, bx) {
@@ -555,7 +640,7 @@ fn raster_triangles(
             for by in y0 >> sy..=y1 >> sy {
                 for bx in x0 >> sx..=x1 >> sx {
                     let slot = blocks.slot[(by * blocks.grid[0] + bx) as usize];
-                    if slot == u32::MAX {
+                    if !takes(blocks, slot, range) {
                         continue;
                     }
                     let (ox, oy) = (bx * bw, by * bh);
@@ -628,6 +713,91 @@ mod tests {
     use crate::ldi::{Axis, Region, ViewDesc};
     use crate::mesh::shapes::{cuboid, uv_sphere};
 
+    /// Blocks with depth ranges: each active block holds exactly the fragments of the
+    /// triangles whose world boxes reach its range along the view (with run boxes, which
+    /// skip whole runs, and without), over more than one work chunk, on every axis.
+    #[test]
+    fn blocks_with_depths_take_the_triangles_within_their_ranges() {
+        let ball = uv_sphere(Vec3::ZERO, 1.0, 128, 64);
+        let block = cuboid(Vec3::new(0.6, -0.3, -0.4), Vec3::new(1.6, 0.4, 0.5));
+        let meshes = [&ball, &block];
+        let boxes = meshes.map(|m| run_boxes(&m.positions, &m.triangles));
+        fn input<'a>(
+            m: &'a crate::mesh::Mesh,
+            k: usize,
+            triangles: &'a [[u32; 3]],
+        ) -> RasterObject<'a> {
+            RasterObject {
+                id: k as u32,
+                positions: &m.positions,
+                triangles,
+            }
+        }
+        let region = Region::new(Vec3::new(0.5, -0.5, -1.0), Vec3::new(1.1, 0.5, 1.0));
+        let mut rnd = crate::sim::Lcg::new(7);
+        let t = Traversal::default_for_build();
+        for axis in [Axis::X, Axis::Y, Axis::Z] {
+            let d = axis as usize;
+            let mut view = LdiView::new(&region, ViewDesc::Axis(axis), 64).expect("view");
+            view.fit_depth(region.corners());
+            let grid = [view.width.div_ceil(8), view.height.div_ceil(8)];
+            let mask: Vec<bool> = (0..grid[0] * grid[1]).map(|k| k % 3 == 0).collect();
+            let active: Vec<usize> = (0..mask.len()).filter(|&k| mask[k]).collect();
+            // Ranges from thin slabs to the whole depth, anywhere along the view.
+            let ranges: Vec<[f32; 2]> = active
+                .iter()
+                .map(|_| {
+                    let lo = rnd.next_f32() * 2.3 - 1.3;
+                    [lo, lo + rnd.next_f32() * 1.5]
+                })
+                .collect();
+            let blocks =
+                Blocks::from_mask(view.width, view.height, 8, &mask).with_depths(d, ranges.clone());
+            let inputs = [0, 1].map(|k| input(meshes[k], k, &meshes[k].triangles));
+            let runs = boxes.each_ref().map(|b| Some(&b[..]));
+            let (with_runs, _) =
+                rasterize_runs(&view, &blocks, &inputs, &runs, None, t).expect("runs");
+            let (plain, _) = rasterize_blocks(&view, &blocks, &inputs, t).expect("plain");
+            assert_eq!(with_runs.offsets, plain.offsets, "{axis:?}");
+            assert_eq!(with_runs.fragments, plain.fragments, "{axis:?}");
+            let at: std::collections::HashMap<(u32, u32), usize> = (0..plain.pixel_count())
+                .map(|p| (plain.image_xy(p), p))
+                .collect();
+            let mut compared = 0;
+            for (slot, (&k, &[lo, hi])) in active.iter().zip(&ranges).enumerate() {
+                // The block alone, from the triangles whose boxes reach its range.
+                let mut one = vec![false; mask.len()];
+                one[k] = true;
+                let alone = Blocks::from_mask(view.width, view.height, 8, &one);
+                let within: Vec<Vec<[u32; 3]>> = meshes
+                    .iter()
+                    .map(|m| {
+                        let c = |t: &[u32; 3]| t.map(|i| m.positions[i as usize][d]);
+                        m.triangles
+                            .iter()
+                            .filter(|t| {
+                                let [a, b, e] = c(t);
+                                min3(a, b, e) <= hi && max3(a, b, e) >= lo
+                            })
+                            .copied()
+                            .collect()
+                    })
+                    .collect();
+                let inputs = [0, 1].map(|k| input(meshes[k], k, &within[k]));
+                let (want, _) = rasterize_blocks(&view, &alone, &inputs, t).expect("alone");
+                for p in 0..want.pixel_count() {
+                    let xy = want.image_xy(p);
+                    let q = at[&xy];
+                    assert_eq!(q / 64, slot, "{axis:?}: block of {xy:?}");
+                    assert_eq!(plain.pixel(q), want.pixel(p), "{axis:?} {xy:?}");
+                    compared += want.pixel(p).len();
+                }
+            }
+            assert!(compared > 100, "{axis:?}: {compared} fragments compared");
+            assert!(plain.fragments.len() == compared, "{axis:?}");
+        }
+    }
+
     /// Run boxes skip whole runs but change nothing: the same LDI as triangle-by-triangle
     /// tests, with a clip rectangle and a few active blocks, over more than one work chunk.
     #[test]
@@ -657,8 +827,15 @@ mod tests {
                 objects.iter().map(|(_, r)| Some(&r[..])).collect();
             let t = Traversal::default_for_build();
             let (a, sa) = rasterize_clipped(&view, &blocks, &inputs, Some(&region), t).expect("a");
-            let (b, sb) =
-                rasterize_runs(&view, &blocks, &inputs, &runs, Some(&region), t).expect("b");
+            let (b, sb) = rasterize_runs(
+                &view,
+                &blocks,
+                &inputs,
+                &runs,
+                Some(Clip::image(&region)),
+                t,
+            )
+            .expect("b");
             assert!(a.fragments.len() > 100, "{axis:?}: {}", a.fragments.len());
             assert_eq!(a.offsets, b.offsets, "{axis:?}");
             assert_eq!(a.fragments, b.fragments, "{axis:?}");
@@ -666,7 +843,14 @@ mod tests {
             // Wrong boxes are refused, not trusted.
             let short = [Some(&objects[0].1[1..]), None];
             assert!(matches!(
-                rasterize_runs(&view, &blocks, &inputs, &short, Some(&region), t),
+                rasterize_runs(
+                    &view,
+                    &blocks,
+                    &inputs,
+                    &short,
+                    Some(Clip::image(&region)),
+                    t
+                ),
                 Err(RasterError::RunBoxes(0))
             ));
         }
