@@ -153,9 +153,14 @@ async fn run_gpu(
         window = [0, 0, view.width, view.height];
     }
     let meshes = job.meshes(&objects);
+    let (clip, depth) = job.clip(eps, view.pixel_size);
+    let clip = crate::raster::Clip {
+        region: &clip,
+        depth,
+    };
     let tris: Vec<Vec<[u32; 3]>> = meshes
         .iter()
-        .map(|m| triangles_over(m, &job.region, job.axis))
+        .map(|m| triangles_over(m, clip, job.axis))
         .collect();
     let inputs: Vec<RasterObject<'_>> = meshes
         .iter()

@@ -232,27 +232,18 @@ fn rest_of(view: &LdiView, blocks: &Blocks) -> Blocks {
     Blocks::from_mask(view.width, view.height, FINE_BLOCK, &mask)
 }
 
-/// The triangles of `w` whose boxes reach into the region's image rectangle (axis views).
-pub fn triangles_over(w: &crate::mesh::Mesh, region: &Region, axis: Axis) -> Vec<[u32; 3]> {
-    let keep = |lo: Vec3, hi: Vec3| match axis {
-        Axis::X => {
-            lo.y <= region.max.y
-                && hi.y >= region.min.y
-                && lo.z <= region.max.z
-                && hi.z >= region.min.z
-        }
-        Axis::Y => {
-            lo.x <= region.max.x
-                && hi.x >= region.min.x
-                && lo.z <= region.max.z
-                && hi.z >= region.min.z
-        }
-        Axis::Z => {
-            lo.x <= region.max.x
-                && hi.x >= region.min.x
-                && lo.y <= region.max.y
-                && hi.y >= region.min.y
-        }
+/// The triangles of `w` whose boxes reach into the clip's image rectangle and, when it clips
+/// depth, its range along `axis` (axis views; [`Clip`]).
+pub fn triangles_over(w: &crate::mesh::Mesh, clip: Clip<'_>, axis: Axis) -> Vec<[u32; 3]> {
+    let region = clip.region;
+    let d = axis as usize;
+    let (iu, iv) = ((d + 1) % 3, (d + 2) % 3);
+    let keep = |lo: Vec3, hi: Vec3| {
+        lo[iu] <= region.max[iu]
+            && hi[iu] >= region.min[iu]
+            && lo[iv] <= region.max[iv]
+            && hi[iv] >= region.min[iv]
+            && (!clip.depth || (lo[d] <= region.max[d] && hi[d] >= region.min[d]))
     };
     w.triangles
         .iter()
@@ -293,7 +284,7 @@ pub fn run_cpu(
             triangles: &m.triangles,
         })
         .collect();
-    // The triangles over the region's rectangle (`triangles_over`), tested as they are met,
+    // The triangles the clip takes (`triangles_over`), tested as they are met,
     // runs of them at once where the world mesh is rasterised.
     let runs: Vec<Option<&[[Vec3; 2]]>> = match job.subject {
         Subject::Part(_) => Vec::new(),
