@@ -125,7 +125,7 @@ impl Triangle {
     }
 
     /// Set up triangle `t` whose pixel-centre box ([`centre_box`]) is `[x0, x1, y0, y1]`.
-    #[inline]
+    #[inline(always)]
     pub fn setup_in(t: [Vertex; 3], [x0, x1, y0, y1]: [u32; 4]) -> Setup {
         let [a, mut b, mut c] = t;
         let area = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
