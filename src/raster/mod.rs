@@ -173,8 +173,9 @@ impl Blocks {
 
     /// These blocks, each taking only the triangles whose world boxes reach its range along
     /// the view: `ranges[k]` (world units along world axis `axis`, 0 to 2) for the `k`-th
-    /// active block in [`Blocks::from_mask`]'s grid order. Ignored unless as many ranges as
-    /// active blocks are given; a whole image ([`Blocks::whole`]) takes no ranges.
+    /// active block in [`Blocks::from_mask`]'s grid order. Ranges not one per active block,
+    /// or for a whole image ([`Blocks::whole`]), are not taken: every block then takes every
+    /// triangle, which leaves out nothing.
     pub fn with_depths(mut self, axis: usize, ranges: Vec<[f32; 2]>) -> Self {
         if !self.whole && axis < 3 && ranges.len() == self.origins.len() {
             self.depths = Some((axis, ranges));
