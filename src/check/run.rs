@@ -762,21 +762,28 @@ fn coarse_cells(
                 .cloned();
         }
     }
-    // A part that only moved since its map was built: its base map, moved.
+    // A part that only moved since its map was built: its base map, moved (in parallel).
     if let Some(c) = cache.as_deref_mut() {
-        let missing: Vec<usize> = (0..n).filter(|&o| need[o].0 && maps[o].is_none()).collect();
-        for o in missing {
-            let obj = &scene.objects[o];
-            let key = base_key(obj, need[o].1 || obj.is_closed());
-            if let Some((_, t0, base)) = c.bases.get(&key) {
-                let t = obj.world_from_object().w_axis.truncate();
-                let b = obj.aabb();
-                let scale = f64::from(b.min.abs().max(b.max.abs()).max_element());
-                let m = Arc::new(base.translated(t - *t0, scale * 1e-6 + 1e-30));
-                c.maps.insert(obj.version(), m.clone());
-                maps[o] = Some(m);
-                stats.coarse_moved += 1;
-            }
+        let moved: Vec<(usize, glam::DVec3, Arc<CoarseMap>)> = (0..n)
+            .filter(|&o| need[o].0 && maps[o].is_none())
+            .filter_map(|o| {
+                let obj = &scene.objects[o];
+                let key = base_key(obj, need[o].1 || obj.is_closed());
+                let (_, t0, base) = c.bases.get(&key)?;
+                Some((o, *t0, base.clone()))
+            })
+            .collect();
+        let translated = par_map(&moved, |(o, t0, base)| {
+            let obj = &scene.objects[*o];
+            let t = obj.world_from_object().w_axis.truncate();
+            let b = obj.aabb();
+            let scale = f64::from(b.min.abs().max(b.max.abs()).max_element());
+            Arc::new(base.translated(t - *t0, scale * 1e-6 + 1e-30))
+        });
+        for ((o, ..), m) in moved.iter().zip(translated) {
+            c.maps.insert(scene.objects[*o].version(), m.clone());
+            maps[*o] = Some(m);
+            stats.coarse_moved += 1;
         }
     }
     let wanted: Vec<usize> = (0..n).filter(|&o| need[o].0 && maps[o].is_none()).collect();
