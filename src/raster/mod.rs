@@ -714,6 +714,58 @@ mod tests {
     use crate::ldi::{Axis, Region, ViewDesc};
     use crate::mesh::shapes::{cuboid, uv_sphere};
 
+    /// A clip with its depth range takes exactly the triangles whose world boxes reach the
+    /// clip box in all three axes (run by run and triangle by triangle), on every axis.
+    #[test]
+    fn a_depth_clip_takes_the_triangles_within_the_box() {
+        let ball = uv_sphere(Vec3::ZERO, 1.0, 128, 64);
+        let boxes = run_boxes(&ball.positions, &ball.triangles);
+        let region = Region::new(Vec3::new(-1.1, -1.1, -1.1), Vec3::new(1.1, 1.1, 1.1));
+        let clip = Region::new(Vec3::new(-0.6, -0.9, -0.2), Vec3::new(0.8, 0.3, 0.35));
+        let t = Traversal::default_for_build();
+        for axis in [Axis::X, Axis::Y, Axis::Z] {
+            let mut view = LdiView::new(&region, ViewDesc::Axis(axis), 64).expect("view");
+            view.fit_depth(region.corners());
+            let whole = Blocks::whole(view.width, view.height);
+            let within: Vec<[u32; 3]> = ball
+                .triangles
+                .iter()
+                .filter(|t| {
+                    let [p, q, r] = t.map(|i| ball.positions[i as usize]);
+                    let (lo, hi) = (p.min(q).min(r), p.max(q).max(r));
+                    lo.cmple(clip.max).all() && hi.cmpge(clip.min).all()
+                })
+                .copied()
+                .collect();
+            let object = |triangles| RasterObject {
+                id: 0,
+                positions: &ball.positions,
+                triangles,
+            };
+            let (want, _) = rasterize_blocks(&view, &whole, &[object(&within)], t).expect("want");
+            let depth = Clip {
+                region: &clip,
+                depth: true,
+            };
+            let all = [object(&ball.triangles)];
+            for runs in [vec![Some(&boxes[..])], vec![None]] {
+                let (got, _) =
+                    rasterize_runs(&view, &whole, &all, &runs, Some(depth), t).expect("got");
+                assert_eq!(got.offsets, want.offsets, "{axis:?}");
+                assert_eq!(got.fragments, want.fragments, "{axis:?}");
+            }
+            // Without the depth range the clip takes more.
+            let (image, _) = rasterize_runs(&view, &whole, &all, &[], Some(Clip::image(&clip)), t)
+                .expect("image");
+            assert!(
+                image.fragments.len() > want.fragments.len() && want.fragments.len() > 50,
+                "{axis:?}: {} vs {}",
+                image.fragments.len(),
+                want.fragments.len()
+            );
+        }
+    }
+
     /// Blocks with depth ranges: each active block holds exactly the fragments of the
     /// triangles whose world boxes reach its range along the view (with run boxes, which
     /// skip whole runs, and without), over more than one work chunk, on every axis.
