@@ -22,7 +22,10 @@
 //!
 //! An LDI may cover only some blocks of the view's image ([`Blocks`], [`rasterize_blocks`]):
 //! each triangle is then traversed only inside the active blocks it overlaps, and every pixel
-//! there gets exactly the fragments the whole image would give it.
+//! there gets exactly the fragments the whole image would give it. A block may also take only
+//! the triangles within a range along the view ([`Blocks::with_depths`]), and a [`Clip`] only
+//! those within a world box: analyses that look only there (a pair's contacts near where
+//! the two objects meet) see the same fragments there.
 //!
 //! Fill rule: a pixel centre exactly on an edge belongs to the triangle for which that edge is a
 //! top or left edge (after putting both front and back faces into counter-clockwise order).
