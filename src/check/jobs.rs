@@ -191,7 +191,7 @@ impl RegionJob {
 
     /// The triangles the job's LDI takes: those over the region's rectangle and, for a pair
     /// analysed for contacts only over its meeting cells, within reach of the cells along the
-    /// view ([`Self::contact_reach`]; each block then takes those near its own cells,
+    /// view (`contact_reach`; each block then takes those near its own cells,
     /// [`Self::blocks`]). The second value says whether the box's depth range clips.
     pub fn clip(&self, eps: f64, pixel: f64) -> (Region, bool) {
         let Some(([lo, hi], g)) = self
