@@ -121,7 +121,7 @@ pub fn map_level(o: &Object) -> i32 {
 }
 
 /// Round `x` down (`up = false`) or up to an `f32` that bounds it.
-fn f32_bound(x: f64, up: bool) -> f32 {
+pub(crate) fn f32_bound(x: f64, up: bool) -> f32 {
     let f = x as f32;
     if up && f64::from(f) < x {
         f.next_up()
@@ -620,7 +620,8 @@ pub fn blocks_for(
     let mut mask = vec![false; gw as usize * gh as usize];
     // Per grid block, the cells' range along the view (axis views, with `depth`).
     let axis = view.axis.filter(|_| depth.is_some()).map(|a| a as usize);
-    let mut ranges = vec![[f64::INFINITY, f64::NEG_INFINITY]; mask.len()];
+    let mut ranges =
+        vec![[f64::INFINITY, f64::NEG_INFINITY]; if axis.is_some() { mask.len() } else { 0 }];
     let range = |lo: f64, hi: f64, origin: f64, n: u32| -> Option<(u32, u32)> {
         let a = floor((lo - origin) / view.pixel_size - 0.5) - 1.0;
         let b = -floor(-((hi - origin) / view.pixel_size - 0.5)) + 1.0;
@@ -659,17 +660,9 @@ pub fn blocks_for(
     match (axis, depth) {
         (Some(d), Some(g)) => {
             // Rounded outwards to f32 (the world boxes the rasteriser compares are f32).
-            let out = |x: f64, up: bool| {
-                let f = x as f32;
-                match (up, f64::from(f) < x, f64::from(f) > x) {
-                    (true, true, _) => f.next_up(),
-                    (false, _, true) => f.next_down(),
-                    _ => f,
-                }
-            };
             let active = mask.iter().zip(&ranges).filter(|(m, _)| **m);
             let ranges = active
-                .map(|(_, [lo, hi])| [out(lo - g, false), out(hi + g, true)])
+                .map(|(_, [lo, hi])| [f32_bound(lo - g, false), f32_bound(hi + g, true)])
                 .collect();
             blocks.with_depths(d, ranges)
         }

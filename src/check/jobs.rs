@@ -202,8 +202,8 @@ impl RegionJob {
         };
         let d = self.axis as usize;
         let mut region = self.region;
-        region.min[d] = (lo[d] - g) as f32;
-        region.max[d] = (hi[d] + g) as f32;
+        region.min[d] = super::coarse::f32_bound(lo[d] - g, false);
+        region.max[d] = super::coarse::f32_bound(hi[d] + g, true);
         (region, true)
     }
 
