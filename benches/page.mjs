@@ -13,7 +13,10 @@
 //     boxes overlap (query); after the same move, the query again for the moved part's pairs
 //     (a rigid move keeps its BVH);
 //   - native: `RAYON_NUM_THREADS=1 ldiclash check SCENE --json`, its `timings_ms.total`
-//     (the check without loading) and `load`.
+//     (the check without loading) and `load`; and `examples/recheck.rs` (one process, one
+//     thread): the scene loaded, a checker's first check and its re-check after the same move
+//     — what the check worker does — against which a table sets the worker's load, check and
+//     re-check (issue 15 item 2).
 //
 // Each page is measured once it has settled: its demo scene checked, the check worker's
 // warm-up done (`checker.warm`; clash-worker.js) and one second more, as when a planner drops
@@ -34,9 +37,12 @@
 //
 // Medians of --runs (default 3). Prints a Markdown table (README "The page's speed").
 //
-//   node benches/page.mjs [--dist DIR] [--ldiclash BIN] [--runs N] [--scenes a,b] [--hall] [--blind]
+//   node benches/page.mjs [--dist DIR] [--ldiclash BIN] [--recheck BIN] [--runs N] [--scenes a,b] [--hall] [--blind]
 //
-// Needs `trunk build --release` (dist/, with dist/threads/) and a release ldiclash binary.
+// Needs `trunk build --release` (dist/, with dist/threads/), a release ldiclash binary and the
+// native re-check baseline (`cargo build --release --example recheck`: a checker's first check
+// and its re-check after the same move, in one process on one thread — the check worker's
+// counterpart, for the table of the worker against native).
 
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -51,6 +57,7 @@ const { values: opts } = parseArgs({
   options: {
     dist: { type: "string", default: path.join(ROOT, "dist") },
     ldiclash: { type: "string", default: path.join(ROOT, "target", "release", "ldiclash") },
+    recheck: { type: "string", default: path.join(ROOT, "target", "release", "examples", "recheck") },
     runs: { type: "string", default: "3" },
     scenes: { type: "string", default: "bunny_pair,gripper_parts,kuka_folded,kuka_zero_pose" },
     hall: { type: "boolean", default: false },
@@ -163,6 +170,19 @@ function native(file) {
   return { check: median(out.map((o) => o.check)), load: median(out.map((o) => o.load)), pairs: out[0].pairs, triangles: out[0].triangles };
 }
 
+/** The native baseline of the page's check worker (examples/recheck.rs): the scene loaded, a
+ * checker's first check, and its re-check after the last part moved by 1% of its size along x
+ * (as `pageRun` moves it), in one process on one thread; medians of 5 rounds per process, of
+ * RUNS processes. */
+function nativeRecheck(file) {
+  const out = [];
+  for (let r = 0; r < RUNS; r++) {
+    out.push(JSON.parse(execFileSync(opts.recheck, [file, "5"], { maxBuffer: 1 << 20 })));
+  }
+  const pick = (k) => median(out.map((o) => o[k]));
+  return { load: pick("load"), check: pick("check"), recheck: pick("recheck"), pairs: out[0].pairs, pairsAfter: out[0].pairs_after, moved: out[0].moved };
+}
+
 /** The widget in the page: load, first check, re-check after a move, on `backend`; `base`:
  * the scene's folder under the server's root (`/data/bunny_pair/`). */
 async function pageRun(browser, url, base, backend) {
@@ -257,6 +277,7 @@ async function pageRun(browser, url, base, backend) {
     backend: runs[0].backend,
     threads: runs[0].threads,
     pairs: runs[0].pairs,
+    pairsAfter: runs[0].pairsAfter,
     moved: runs[0].moved,
     size: runs[0].size,
     phasesFirst: phases("phasesFirst"),
@@ -341,6 +362,7 @@ async function main() {
   if (!existsSync(path.join(opts.dist, "index.html"))) throw new Error(`no ${opts.dist}/index.html: run trunk build --release`);
   if (!existsSync(path.join(opts.dist, "threads", "ldiclash_bg.wasm"))) throw new Error(`no ${opts.dist}/threads/: run trunk build --release (scripts/build-threads.sh)`);
   if (!existsSync(opts.ldiclash)) throw new Error(`no ${opts.ldiclash}: cargo build --release`);
+  if (!existsSync(opts.recheck)) throw new Error(`no ${opts.recheck}: cargo build --release --example recheck`);
   if (opts.hall) writeHall();
   const mounts = { "/nm/": path.join(ROOT, "node_modules"), "/bench/": BENCH_DIR, "/hall/": path.dirname(HALL_DIR) };
   const server = await serve(path.resolve(opts.dist), { mounts });
@@ -352,6 +374,7 @@ async function main() {
   const rows = [];
   const phaseRows = [];
   const coldRows = [];
+  const workerRows = [];
   let version = "";
   let threads = 0;
   const jobs = SCENES.map((scene) => ({ name: scene, base: `/data/${scene}/`, file: path.join(ROOT, "tests", "data", scene, "scene.json"), gpu: true }));
@@ -360,6 +383,7 @@ async function main() {
     for (const job of jobs) {
       const b = job.gpu && !opts.blind ? browser : blind;
       const n = native(job.file);
+      const nr = nativeRecheck(job.file);
       const cpu = await pageRun(b, server.url, job.base, "cpu");
       const par = await pageRun(b, isolated.url, job.base, "cpu");
       if (cpu.threads !== 1 || !(par.threads > 1)) throw new Error(`${job.name}: ${cpu.threads} thread(s) without isolation (want 1), ${par.threads} with it (want more than 1)`);
@@ -374,6 +398,14 @@ async function main() {
       rows.push(
         `| ${job.name} | ${n.triangles} | ${ms(n.check)} (load ${ms(n.load)}) | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.first / n.check).toFixed(1)}× | ${ms(par.load)} / ${ms(par.first)} / ${ms(par.recheck)} | ${(cpu.first / par.first).toFixed(2)}× | ${(par.first / n.check).toFixed(1)}× | ${shown(cpu.firstResults)} / ${shown(cpu.recheckResults)} · ${shown(par.firstResults)} / ${shown(par.recheckResults)} | ${ratio(cpu.firstResults)} / ${ratio(par.firstResults)} | ${gpuCell} | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(par.first / threeFirst).toFixed(2)}× | ${(par.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${cpu.pairs} / ${par.pairs} / ${n.pairs} / ${three.hits} |`,
       );
+      if (nr.moved !== cpu.moved) throw new Error(`${job.name}: the native re-check moved ${nr.moved}, the page ${cpu.moved}`);
+      {
+        const f = (k) => cpu.phasesFirst[k] ?? 0;
+        const a = (k) => cpu.phasesAgain[k] ?? 0;
+        workerRows.push(
+          `| ${job.name} | ${ms(nr.load)} / ${ms(nr.check)} / ${ms(nr.recheck)} | ${ms(f("load_worker"))} / ${ms(f("total"))} / ${ms(a("total"))} | ${(f("load_worker") / nr.load).toFixed(1)}× / ${(f("total") / nr.check).toFixed(1)}× / ${(a("total") / nr.recheck).toFixed(1)}× | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.load / nr.load).toFixed(1)}× / ${(cpu.first / nr.check).toFixed(1)}× / ${(cpu.recheck / nr.recheck).toFixed(1)}× | ${nr.pairs} / ${nr.pairsAfter} · ${cpu.pairs} / ${cpu.pairsAfter} |`,
+        );
+      }
       for (const [what, t] of [["first", cpu.phasesFirst], ["re-check", cpu.phasesAgain]]) {
         const g = (k) => t[k] ?? 0;
         const transit = g("to_worker") + g("to_page");
@@ -419,6 +451,12 @@ async function main() {
   console.log("| scene | check | engine | segments | annotate | worker other (wasm boundary, report JSON) | transit (to worker + back) | page: review / apply / parse | page: results list / draw | page in all | results listed | round trip |");
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of phaseRows) console.log(r);
+  console.log("");
+  console.log("The check worker against the native check (issue 15 item 2; one thread, no isolation): native in one process (examples/recheck.rs: the scene loaded, a checker's first check, its re-check after the part moved; medians of 5 rounds per process); the worker's load from the files posted to its scene ready (`load_worker`), its engine (`timings_ms.total` of the first check and of the re-check); the page's load(), first check() and re-check after setTransform(), as in the first table; medians, ms:");
+  console.log("");
+  console.log("| scene | native: load / check / re-check | worker: load / check / re-check | worker / native | page: load / first check / re-check | page / native | pairs native first / after · page |");
+  console.log("|---|---|---|---|---|---|---|");
+  for (const r of workerRows) console.log(r);
   console.log("");
   console.log("A fresh widget's first check (no scene at start, CPU worker on one thread; load and check one second after it is ready; fresh pages, medians, ms):");
   console.log("");

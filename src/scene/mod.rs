@@ -940,4 +940,37 @@ mod embed_tests {
         assert!(scene.objects[0].is_closed());
         assert_eq!(scene.objects[0].world_from_object().w_axis.x, 5.0);
     }
+
+    /// Placements are read exactly as written: each number the double nearest to it, as
+    /// JavaScript's `JSON.parse` and Rust's `str::parse` read it (the page moves parts with
+    /// matrices it read itself; a placement one unit in the last place off would not be a
+    /// pure move of the one loaded, and a checker would rebuild instead of move its maps).
+    #[test]
+    fn placements_are_parsed_to_the_nearest_double() {
+        // Numbers of tests/data/kuka_zero_pose/scene.json that a fast parser reads one unit in
+        // the last place off.
+        let written = [
+            "-3.6739403974420594e-16",
+            "-1.2246467991473537e-16",
+            "-8.529664956061315e-17",
+            "3.01263112590249e-17",
+            "0.1234567890123456789",
+        ];
+        let m: Vec<String> = (0..16)
+            .map(|k| written.get(k).map_or("1.5".to_string(), |w| w.to_string()))
+            .collect();
+        let json = format!(
+            r#"{{"objects": [{{"name": "a", "file": "a.stl", "world_from_object": [{}]}}]}}"#,
+            m.join(", ")
+        );
+        let file = SceneFile::parse(json.as_bytes()).expect("parses");
+        for (k, w) in written.iter().enumerate() {
+            let nearest: f64 = w.parse().expect("a number");
+            assert_eq!(
+                file.objects[0].world_from_object[k].to_bits(),
+                nearest.to_bits(),
+                "{w}"
+            );
+        }
+    }
 }
