@@ -193,6 +193,8 @@ class CheckClient {
     this.threadsWhy = "";
     this.threadAlarm = null;
     this.history = [];
+    /** The checker's own part of the last load (ms), or null. */
+    this.loadMs = null;
     this.restarts = 0;
     this.inline = null;
     this.worker = null;
@@ -338,10 +340,19 @@ class CheckClient {
     else this.inline.load(h.names, h.datas);
   }
 
+  /** Load files into the checker's scene: the outcome. `loadMs` is then the checker's own
+   * part of it (the files into wasm, parsed, the scene built; ms). */
   async load(names, datas) {
     this.history.push({ op: "load", names, datas });
-    if (!this.worker) return JSON.parse(this.inline.load(names, datas));
-    return (await this._send({ op: "load", names, datas })).outcome;
+    if (!this.worker) {
+      const t = performance.now();
+      const outcome = JSON.parse(this.inline.load(names, datas));
+      this.loadMs = performance.now() - t;
+      return outcome;
+    }
+    const r = await this._send({ op: "load", names, datas });
+    this.loadMs = r.ms ?? null;
+    return r.outcome;
   }
 
   /** The unit settings, as the viewer got them (same order relative to loads). */
@@ -615,7 +626,7 @@ const HTML = `
 
 /** The page's phases of a check, in order, as they appear in the report's `timings_ms` and
  * the panel (ms). */
-const PAGE_PHASES = ["load_read", "load_plan", "load_post", "load_view", "load_upload", "load_worker", "load", "page_transforms", "to_worker", "worker_place", "worker_check", "to_page_early", "worker_segments", "worker_segments_out", "to_page", "page_gpu_job", "page_gpu_check", "page_check", "page_review", "page_apply", "page_parse", "page_results_list", "page_draw", "page_results", "round_trip"];
+const PAGE_PHASES = ["load_read", "load_plan", "load_post", "load_view", "load_upload", "load_worker", "load_in_worker", "load", "page_transforms", "to_worker", "worker_place", "worker_check", "to_page_early", "worker_segments", "worker_segments_out", "to_page", "page_gpu_job", "page_gpu_check", "page_check", "page_review", "page_apply", "page_parse", "page_results_list", "page_draw", "page_results", "round_trip"];
 const PAGE_PHASE_WORDS = {
   load_read: "last load: files read",
   load_plan: "last load: planned (memory)",
@@ -623,6 +634,7 @@ const PAGE_PHASE_WORDS = {
   load_view: "last load: scene built here",
   load_upload: "last load: uploaded and drawn",
   load_worker: "last load: worker's scene ready",
+  load_in_worker: "last load: in the worker (files into wasm, parsed, scene built)",
   load: "last load: in all",
   page_transforms: "placements read",
   to_worker: "to the worker",
@@ -997,6 +1009,7 @@ export class LdiClashViewer extends HTMLElement {
       tl = performance.now();
       const workerLoad = this.checker.load(limited.names, limited.datas).then((r) => {
         lt.load_worker = performance.now() - tl;
+        if (this.checker.loadMs !== null) lt.load_in_worker = this.checker.loadMs;
         return r;
       });
       lt.load_post = performance.now() - tl;
