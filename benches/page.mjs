@@ -121,6 +121,7 @@ function worldBox(o) {
   if (!o.geometry.boundingBox) o.geometry.computeBoundingBox();
   return o.geometry.boundingBox.clone().applyMatrix4(o.matrix);
 }
+window.worldBox = worldBox;
 function query(objects, only) {
   const boxes = objects.map(worldBox);
   const inv = new THREE.Matrix4();
@@ -230,11 +231,9 @@ async function pageRun(browser, url, base, backend) {
           const phasesFirst = lastReal();
           const objects = JSON.parse(v.viewer.objects());
           const last = objects[objects.length - 1];
-          // Its placement from the scene file (the widget names objects as the file does).
-          const entries = (await (await fetch(`${base}scene.json`)).json()).objects;
-          const entry = entries.find((e) => e.name === last.name);
-          if (!entry) throw new Error(`${last.name} is not in ${base}scene.json`);
-          const m = Array.from(entry.world_from_object ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+          // Its placement as the page holds it, in the page's scene unit (a scene file in
+          // metres is shown in millimetres: its own numbers would move the part elsewhere).
+          const m = Array.from(v.viewer.transform(last.name));
           const size = Math.max(...last.max.map((x, i) => x - last.min[i]));
           m[12] += 0.01 * size;
           v.setTransform(last.name, m);
@@ -286,7 +285,7 @@ async function pageRun(browser, url, base, backend) {
 }
 
 /** three-mesh-bvh in a page of the same browser. */
-async function threeRun(browser, url, base, moved, size) {
+async function threeRun(browser, url, base, moved) {
   const page = await browser.newPage();
   await page.goto(`${url}bench/three.html`, { waitUntil: "load", timeout: TIMEOUT_MS });
   await page.waitForFunction(() => window.benchReady, null, { timeout: TIMEOUT_MS });
@@ -294,14 +293,17 @@ async function threeRun(browser, url, base, moved, size) {
   for (let r = 0; r < RUNS; r++) {
     runs.push(
       await page.evaluate(
-        async ({ base, moved, size }) => {
+        async ({ base, moved }) => {
           const objects = await window.loadScene(base);
           const first = window.buildAndQuery(objects);
           const k = Math.max(0, objects.findIndex((o) => o.name === moved));
-          const again = window.moveAndQuery(objects, k, [0.01 * size, 0, 0]);
+          // 1% of the part's size, in the scene file's unit (the page's may differ).
+          const box = window.worldBox(objects[k]);
+          const own = Math.max(box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z);
+          const again = window.moveAndQuery(objects, k, [0.01 * own, 0, 0]);
           return { build: first.build, query: first.query, hits: first.hits, requery: again.requery };
         },
-        { base, moved, size },
+        { base, moved },
       ),
     );
   }
@@ -389,7 +391,7 @@ async function main() {
       if (cpu.threads !== 1 || !(par.threads > 1)) throw new Error(`${job.name}: ${cpu.threads} thread(s) without isolation (want 1), ${par.threads} with it (want more than 1)`);
       threads = par.threads;
       const gpu = job.gpu ? await pageRun(browser, server.url, job.base, "webgpu") : null;
-      const three = await threeRun(browser, server.url, job.base, cpu.moved, cpu.size);
+      const three = await threeRun(browser, server.url, job.base, cpu.moved);
       version = three.version;
       const threeFirst = three.build + three.query;
       const gpuCell = gpu ? `${ms(gpu.load)} / ${ms(gpu.first)} / ${ms(gpu.recheck)} (${gpu.backend})` : "not run";
