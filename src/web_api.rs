@@ -36,7 +36,7 @@ use crate::viewer::render::{
 };
 #[cfg(feature = "gpu")]
 use crate::viewer::section::{Section, NO_SECTION};
-use crate::viewer::{flatten, CheckSettings, InputFile, SegmentCache, Segments, Session};
+use crate::viewer::{flat, CheckSettings, InputFile, SegmentCache, Segments, Session};
 #[cfg(feature = "gpu")]
 use crate::viewer::{
     ldi_points, pick, segments_for, segments_with_progress, unflatten, DisplaySettings, LdiMode,
@@ -345,14 +345,15 @@ impl CheckWorker {
         to_json(&self.last)
     }
 
-    /// Segments where objects cross, flattened.
-    pub fn pair_segments(&self) -> Vec<f32> {
-        flatten(&self.segments.pairs)
+    /// Segments where objects cross, flattened (copied once, from wasm memory into a new
+    /// array: a hall's red edges are megabytes).
+    pub fn pair_segments(&self) -> js_sys::Float32Array {
+        js_sys::Float32Array::from(flat(&self.segments.pairs))
     }
 
     /// Segments where objects cross themselves, flattened.
-    pub fn self_segments(&self) -> Vec<f32> {
-        flatten(&self.segments.selves)
+    pub fn self_segments(&self) -> js_sys::Float32Array {
+        js_sys::Float32Array::from(flat(&self.segments.selves))
     }
 }
 
@@ -442,8 +443,8 @@ pub async fn run_gpu_check(
     report.timings_ms.insert("segments".into(), te - ts);
     Ok(CheckResult {
         report: to_json(&report)?,
-        pairs: flatten(&segments.pairs),
-        selves: flatten(&segments.selves),
+        pairs: crate::viewer::flatten(&segments.pairs),
+        selves: crate::viewer::flatten(&segments.selves),
     })
 }
 

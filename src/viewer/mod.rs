@@ -726,19 +726,27 @@ impl DisplaySettings {
     }
 }
 
-/// Segment endpoints flattened (`x0 y0 z0 x1 y1 z1 …`), the form that crosses to JavaScript.
+/// Segment endpoints flattened (`x0 y0 z0 x1 y1 z1 …`), the form that crosses to JavaScript
+/// (the same bytes: a copy, no conversion).
 pub fn flatten(segments: &[[Vec3; 2]]) -> Vec<f32> {
-    segments
-        .iter()
-        .flat_map(|s| s.iter().flat_map(|p| p.to_array()))
-        .collect()
+    flat(segments).to_vec()
+}
+
+/// [`flatten`] without the copy: the segments' own memory seen as numbers.
+pub fn flat(segments: &[[Vec3; 2]]) -> &[f32] {
+    bytemuck::cast_slice(segments)
 }
 
 /// The inverse of [`flatten`] (a trailing partial segment is dropped).
 pub fn unflatten(v: &[f32]) -> Vec<[Vec3; 2]> {
-    v.chunks_exact(6)
-        .map(|c| [Vec3::new(c[0], c[1], c[2]), Vec3::new(c[3], c[4], c[5])])
-        .collect()
+    let whole = &v[..v.len() - v.len() % 6];
+    match bytemuck::try_cast_slice::<f32, [Vec3; 2]>(whole) {
+        Ok(segments) => segments.to_vec(),
+        Err(_) => whole
+            .chunks_exact(6)
+            .map(|c| [Vec3::new(c[0], c[1], c[2]), Vec3::new(c[3], c[4], c[5])])
+            .collect(),
+    }
 }
 
 /// Intersection segments of a checked scene, for drawing.
@@ -1563,7 +1571,18 @@ mod tests {
             .is_err());
         assert!(CheckSettings::from_json(r#"{"resolutoin": 3}"#).is_err());
         let seg = vec![[Vec3::X, Vec3::Y], [Vec3::Z, Vec3::ONE]];
-        assert_eq!(unflatten(&flatten(&seg)), seg);
+        let flat = flatten(&seg);
+        assert_eq!(
+            flat,
+            [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
+        );
+        assert_eq!(unflatten(&flat), seg);
+        // A trailing partial segment is dropped; numbers from inside a longer array read the
+        // same.
+        let mut more = vec![9.0];
+        more.extend_from_slice(&flat);
+        more.extend_from_slice(&[7.0, 7.0]);
+        assert_eq!(unflatten(&more[1..]), seg);
     }
 
     #[test]
