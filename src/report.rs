@@ -370,10 +370,16 @@ pub struct CullideStats {
     pub pruning_ratio: f64,
 }
 
-/// `+x`, `-z`, … for an axis direction, else the vector.
 /// `overlap_box` as read from JSON: f32 numbers only, so `1e39` is an error, not infinity.
+/// (serde_json, which reads numbers exactly, refuses one beyond f32's range itself; other
+/// readers may give infinity.)
 fn finite_box<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<[[f32; 3]; 2]>, D::Error> {
-    let b = Option::<[[f32; 3]; 2]>::deserialize(d)?;
+    use serde::de::Error;
+    let b = Option::<[[f32; 3]; 2]>::deserialize(d).map_err(|e| {
+        D::Error::custom(format!(
+            "overlap_box: {e} (two corners of three finite numbers within f32's range)"
+        ))
+    })?;
     if b.is_some_and(|b| !b.iter().flatten().all(|v| v.is_finite())) {
         return Err(serde::de::Error::custom(
             "overlap_box: a number beyond f32's range",
@@ -382,6 +388,7 @@ fn finite_box<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<[[f32; 3]
     Ok(b)
 }
 
+/// `+x`, `-z`, … for an axis direction, else the vector.
 fn direction_name(d: [f64; 3]) -> String {
     let axis = ["x", "y", "z"];
     for (k, name) in axis.iter().enumerate() {
