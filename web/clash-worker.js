@@ -180,12 +180,23 @@ function describeTrap(err) {
   return `the CPU check crashed (${err.message})`;
 }
 
+/** Settled once this worker holds the page's Web Lock (or cannot): the page learns of this
+ * worker's end by that lock, so the other messages wait for it — the page then has `held`
+ * before any answer, and a worker ended right after answering is noticed (one ended before
+ * its lock was granted never was, and its page waited for ever). */
+let holding = Promise.resolve();
+
 self.onmessage = async (event) => {
   const msg = event.data;
   if (msg.op === "hold") {
-    navigator.locks.request(msg.lock, () => {
-      self.postMessage({ held: msg.lock });
-      return new Promise(() => {}); // held until this worker ends
+    holding = new Promise((settled) => {
+      navigator.locks
+        .request(msg.lock, () => {
+          self.postMessage({ held: msg.lock });
+          settled();
+          return new Promise(() => {}); // held until this worker ends
+        })
+        .catch(() => settled()); // no lock here (an opaque origin): answer anyway
     });
     return;
   }
@@ -193,6 +204,7 @@ self.onmessage = async (event) => {
   lastMessage = performance.now();
   try {
     await ready;
+    await holding;
     switch (msg.op) {
       case "load": {
         const t = performance.now();
