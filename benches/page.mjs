@@ -253,7 +253,6 @@ async function pageRun(browser, url, base, backend) {
             pairs: first.pairs.length,
             pairsAfter: again.pairs.length,
             moved: last.name,
-            size,
             phasesFirst,
             phasesAgain: lastReal(),
           };
@@ -278,7 +277,6 @@ async function pageRun(browser, url, base, backend) {
     pairs: runs[0].pairs,
     pairsAfter: runs[0].pairsAfter,
     moved: runs[0].moved,
-    size: runs[0].size,
     phasesFirst: phases("phasesFirst"),
     phasesAgain: phases("phasesAgain"),
   };
