@@ -495,6 +495,11 @@ const webgpuTests = [
       };
       need(r.cpu, ["total", "segments", "annotate", "page_transforms", "to_worker", "worker_place", "worker_check", "to_page_early", "worker_segments", "worker_segments_out", "to_page", "page_review", "page_apply", "page_parse", "page_results_list", "page_draw", "page_results", "round_trip"], "CPU worker");
       need(r.gpu, ["total", "segments", "page_gpu_job", "page_gpu_check", "page_review", "page_apply", "page_draw", "round_trip"], "WebGPU");
+      // The last load's phases: the worker's own part lies within the page's wait for it.
+      need(r.last, ["load_worker", "load_in_worker", "load"], "the load");
+      if (!(r.last.load_in_worker > 0 && r.last.load_in_worker <= r.last.load_worker + 0.5 && r.last.load_worker <= r.last.load + 0.5)) {
+        throw new Error(`load phases: in the worker ${r.last.load_in_worker}, its wait ${r.last.load_worker}, the load ${r.last.load} ms`);
+      }
       // The worker's steps lie within the whole (the page shows the results while the worker
       // computes the segments), and the engine's check within the worker's.
       const t = r.cpu;
@@ -504,7 +509,7 @@ const webgpuTests = [
       if (t.total + t.annotate > t.worker_check + 0.5) throw new Error(`engine ${t.total} + annotate ${t.annotate} ms > the worker's check ${t.worker_check} ms`);
       if (Math.abs(t.segments - t.worker_segments) > 1e-9) throw new Error(`segments ${t.segments} ms, the worker's ${t.worker_segments} ms`);
       // The panel shows the last report (a reused answer: the page's phases, and the load's).
-      for (const w of ["in the page:", "clash review:", "whole check:", "last load: in all:"]) {
+      for (const w of ["in the page:", "clash review:", "whole check:", "last load: in all:", "last load: in the worker"]) {
         if (!r.panel.includes(w)) throw new Error(`panel lacks "${w}": ${r.panel}`);
       }
       if (problems.length) throw new Error(problems.join("\n"));
