@@ -183,7 +183,7 @@ async fn run_jobs<E: Engine>(
 ) -> Result<Vec<RegionAnswer>, CheckError> {
     let mut out = Vec::with_capacity(jobs.len());
     let batch = if engine.gpu_method().is_some() {
-        16
+        super::engine::GPU_JOBS_PER_THREAD * super::engine::gpu_threads()
     } else {
         BATCH
     };

@@ -26,7 +26,7 @@ use super::gpu_data::{
     GpuVertex, NO_OUTLINE,
 };
 use super::passes::{self, bind_group, dispatch_size, uniform, GeometryDraw};
-use super::readback::read_pod;
+use super::readback::{read_many, read_pod};
 use super::timing::Timer;
 use crate::clock::now_ms;
 use crate::ldi::snap::{project_vertices, RasterObject, SUBPIXEL};
@@ -540,6 +540,7 @@ pub async fn run(
 
     // 4. Per tile.
     let mut parts: Vec<(Tile, Vec<u32>, Vec<GpuFragment>)> = Vec::new();
+    let mut statuses: Vec<wgpu::Buffer> = Vec::with_capacity(tiles.len());
     let mut peak = 0u64;
     for tile in &tiles {
         let t_tile = now_ms();
@@ -705,14 +706,9 @@ pub async fn run(
             ctx.submit(enc);
         })
         .await?;
-        let st: Vec<GpuStatus> = read_pod(ctx, &status, 0, 1, "GpuLdi::status").await?;
-        let st = st.first().copied().unwrap_or_default();
-        if st.overflow != 0 || st.lost != 0 {
-            return Err(GpuError::Incomplete {
-                overflow: st.overflow,
-                lost: st.lost,
-            });
-        }
+        // Read with the results (one round trip for them all); an incomplete tile is an
+        // error before any result is used.
+        statuses.push(status);
         timer.add_wall("tile", now_ms() - t_tile);
         if let Some(sep) = separation.as_mut() {
             let t = [tile.x0, tile.y0, tile.width, tile.height];
@@ -734,10 +730,52 @@ pub async fn run(
                 read_pod(ctx, &fragments, 0, tile.fragments, "GpuLdi::fragments").await?;
             parts.push((*tile, offs, frags));
         }
-        timer.flush(ctx).await?;
+        if timer.nearly_full() {
+            timer.flush(ctx).await?;
+        }
         drop(keep);
     }
     stats.bytes = geometry_bytes + peak;
+
+    // 5. Results: the tiles' statuses, the timestamps and the accumulators in one readback.
+    let status_size = std::mem::size_of::<GpuStatus>() as u64;
+    let pairs_size = (MAX_OBJECTS * MAX_OBJECTS * std::mem::size_of::<GpuPairAcc>()) as u64;
+    let mut ranges: Vec<(&wgpu::Buffer, u64, u64)> =
+        statuses.iter().map(|b| (b, 0, status_size)).collect();
+    let timer_at = timer.pending().map(|r| {
+        ranges.push(r);
+        ranges.len() - 1
+    });
+    let volume_at = want.volume.then(|| {
+        ranges.push((&volume_pairs, 0, pairs_size));
+        ranges.len() - 1
+    });
+    let surface_at = want.surface_eps.is_some().then(|| {
+        ranges.push((&surface_pairs, 0, pairs_size));
+        ranges.len() - 1
+    });
+    let mask_at = (want.surface_eps.is_some() && want.read_mask).then(|| {
+        ranges.push((&mask, 0, mask_words * 4));
+        ranges.len() - 1
+    });
+    let self_at = want.self_object.is_some().then(|| {
+        ranges.push((&self_acc, 0, std::mem::size_of::<GpuSelfAcc>() as u64));
+        ranges.len() - 1
+    });
+    let read = read_many(ctx, "GpuLdi::results", |e| timer.resolve(e), &ranges).await?;
+    drop(ranges);
+    for bytes in &read[..statuses.len()] {
+        let st: GpuStatus = bytemuck::try_pod_read_unaligned(bytes).unwrap_or_default();
+        if st.overflow != 0 || st.lost != 0 {
+            return Err(GpuError::Incomplete {
+                overflow: st.overflow,
+                lost: st.lost,
+            });
+        }
+    }
+    if let Some(i) = timer_at {
+        timer.add_ticks(ctx, &read[i]);
+    }
 
     // 5. Results.
     let mut out = GpuOutput::default();
@@ -751,15 +789,8 @@ pub async fn run(
         }
         out.ldi = Some(ldi);
     }
-    if want.volume {
-        let accs: Vec<GpuPairAcc> = read_pod(
-            ctx,
-            &volume_pairs,
-            0,
-            (MAX_OBJECTS * MAX_OBJECTS) as u64,
-            "GpuLdi::volume_pairs",
-        )
-        .await?;
+    if let Some(i) = volume_at {
+        let accs: Vec<GpuPairAcc> = bytemuck::pod_collect_to_vec(&read[i]);
         out.volume = pairs_of(&accs, object_count)
             .map(|(a, b, acc)| GpuPairVolume {
                 a,
@@ -772,15 +803,8 @@ pub async fn run(
             })
             .collect();
     }
-    if want.surface_eps.is_some() {
-        let accs: Vec<GpuPairAcc> = read_pod(
-            ctx,
-            &surface_pairs,
-            0,
-            (MAX_OBJECTS * MAX_OBJECTS) as u64,
-            "GpuLdi::surface_pairs",
-        )
-        .await?;
+    if let Some(i) = surface_at {
+        let accs: Vec<GpuPairAcc> = bytemuck::pod_collect_to_vec(&read[i]);
         out.surface = pairs_of(&accs, object_count)
             .map(|(a, b, acc)| GpuPairContacts {
                 a,
@@ -791,13 +815,10 @@ pub async fn run(
                 hi: bounds_hi(acc),
             })
             .collect();
-        if want.read_mask {
-            out.mask = Some(read_pod(ctx, &mask, 0, mask_words, "GpuLdi::mask").await?);
-        }
+        out.mask = mask_at.map(|i| bytemuck::pod_collect_to_vec(&read[i]));
     }
-    if let Some(object) = want.self_object {
-        let acc: Vec<GpuSelfAcc> = read_pod(ctx, &self_acc, 0, 1, "GpuLdi::self_acc").await?;
-        let acc = acc.first().copied().unwrap_or_default();
+    if let (Some(object), Some(i)) = (want.self_object, self_at) {
+        let acc: GpuSelfAcc = bytemuck::try_pod_read_unaligned(&read[i]).unwrap_or_default();
         out.self_intersection = Some(GpuSelf {
             object,
             length: (f64::from(acc.sum_hi) * 4_294_967_296.0 + f64::from(acc.sum_lo))

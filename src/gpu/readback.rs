@@ -25,22 +25,16 @@ pub(crate) async fn read_bytes(
     size: u64,
     label: &str,
 ) -> Result<Vec<u8>, GpuError> {
-    if size == 0 {
-        return Ok(Vec::new());
-    }
-    let staging = ctx.scoped(label, || {
-        let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback::staging"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = ctx.encoder("readback::encoder");
-        encoder.copy_buffer_to_buffer(src, offset, &staging, 0, size);
-        ctx.submit(encoder);
-        staging
-    });
-    let staging = staging.await?;
+    let mut parts = read_many(ctx, label, |_| {}, &[(src, offset, size)]).await?;
+    Ok(parts.pop().unwrap_or_default())
+}
+
+/// Map a staging buffer whose copy was submitted and return its bytes.
+async fn map_staging(
+    ctx: &GpuContext,
+    staging: &wgpu::Buffer,
+    label: &str,
+) -> Result<Vec<u8>, GpuError> {
     let slot = Arc::new(Mutex::new(Slot::default()));
     {
         let slot = slot.clone();
@@ -83,6 +77,50 @@ pub(crate) async fn read_bytes(
     Ok(bytes)
 }
 
+/// Read several buffer ranges `(buffer, offset, size)` (multiples of 4) with one submission
+/// and one mapping, after `record` (e.g. a query resolve that fills one of them) in the same
+/// encoder: one round trip instead of one per range. Returns the ranges' bytes in order.
+pub(crate) async fn read_many(
+    ctx: &GpuContext,
+    label: &str,
+    record: impl FnOnce(&mut wgpu::CommandEncoder),
+    ranges: &[(&wgpu::Buffer, u64, u64)],
+) -> Result<Vec<Vec<u8>>, GpuError> {
+    let total: u64 = ranges.iter().map(|r| r.2).sum();
+    if total == 0 {
+        return Ok(ranges.iter().map(|_| Vec::new()).collect());
+    }
+    let staging = ctx.scoped(label, || {
+        let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback::staging"),
+            size: total,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = ctx.encoder("readback::encoder");
+        record(&mut encoder);
+        let mut at = 0;
+        for &(src, offset, size) in ranges {
+            if size > 0 {
+                encoder.copy_buffer_to_buffer(src, offset, &staging, at, size);
+            }
+            at += size;
+        }
+        ctx.submit(encoder);
+        staging
+    });
+    let staging = staging.await?;
+    let bytes = map_staging(ctx, &staging, label).await?;
+    let mut out = Vec::with_capacity(ranges.len());
+    let mut at = 0usize;
+    for &(_, _, size) in ranges {
+        let end = at + size as usize;
+        out.push(bytes.get(at..end).map(<[u8]>::to_vec).unwrap_or_default());
+        at = end;
+    }
+    Ok(out)
+}
+
 /// Read a whole buffer of `T`s (`count` of them from element `first`).
 pub(crate) async fn read_pod<T: bytemuck::Pod>(
     ctx: &GpuContext,
@@ -121,6 +159,11 @@ impl Future for MapFuture {
         }
     }
 }
+
+/// Device waits in a row that woke no future before [`drive`] gives up on them (after
+/// pauses of 1 + 2 + … + 7 ms).
+#[cfg(not(target_arch = "wasm32"))]
+const IDLE_WAITS: u64 = 8;
 
 #[cfg(not(target_arch = "wasm32"))]
 thread_local! {
@@ -209,16 +252,22 @@ pub fn drive<'a, T>(
                 message: e.to_string(),
             })?;
         // Every waiting future waits on a mapping, and the wait finished all submitted work,
-        // so their callbacks have run: a wait that woke nobody found them stuck.
+        // so their callbacks have run or are running: another thread that polls the device
+        // at the same time (the check drives its GPU jobs on several) may have taken them
+        // and call them a moment later. A few waits in a row, with growing pauses, that
+        // woke nobody found them stuck.
         if flags.iter().any(|f| f.0.load(Ordering::Acquire)) {
             idle_waits = 0;
         } else {
             idle_waits += 1;
-            if idle_waits > 3 {
+            if idle_waits > IDLE_WAITS {
                 return Err(GpuError::Map {
                     label: "GPU jobs".to_string(),
                     message: format!("{left} job(s) wait for nothing in flight"),
                 });
+            }
+            if idle_waits > 1 {
+                std::thread::sleep(std::time::Duration::from_millis(idle_waits - 1));
             }
             // Poll every waiting future once more (a callback may have run before its
             // waker was stored).

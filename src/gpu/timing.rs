@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::context::GpuContext;
 use super::error::GpuError;
 use super::passes::Stamp;
-use super::readback::read_pod;
+use super::readback::read_many;
 
 /// Queries per set (pairs of begin/end).
 const CAPACITY: u32 = 512;
@@ -72,28 +72,48 @@ impl Timer {
         }
     }
 
-    /// Resolve and read back the stamps written so far and add them to the totals.
-    pub async fn flush(&mut self, ctx: &GpuContext) -> Result<(), GpuError> {
-        let (Some(set), Some(resolve)) = (&self.set, &self.resolve) else {
-            return Ok(());
-        };
-        if self.labels.is_empty() {
-            return Ok(());
+    /// Whether the query set is nearly full (flush before the next tile).
+    pub fn nearly_full(&self) -> bool {
+        self.labels.len() as u32 * 2 + 64 > CAPACITY
+    }
+
+    /// The range that [`Timer::resolve`] fills, to read back and hand to
+    /// [`Timer::add_ticks`] (`None` when no stamps were written).
+    pub fn pending(&self) -> Option<(&wgpu::Buffer, u64, u64)> {
+        let resolve = self.resolve.as_ref()?;
+        (!self.labels.is_empty()).then(|| (resolve, 0, self.labels.len() as u64 * 16))
+    }
+
+    /// Resolve the stamps written so far into [`Timer::pending`]'s range.
+    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
+        if let (Some(set), Some(resolve)) = (&self.set, &self.resolve) {
+            if !self.labels.is_empty() {
+                encoder.resolve_query_set(set, 0..self.labels.len() as u32 * 2, resolve, 0);
+            }
         }
-        let n = self.labels.len() as u32 * 2;
-        ctx.scoped("Timer::resolve", || {
-            let mut encoder = ctx.encoder("Timer::encoder");
-            encoder.resolve_query_set(set, 0..n, resolve, 0);
-            ctx.submit(encoder);
-        })
-        .await?;
-        let ticks: Vec<u64> = read_pod(ctx, resolve, 0, u64::from(n), "Timer::resolve").await?;
+    }
+
+    /// Add the ticks read back from [`Timer::resolve`]'s range to the totals and start over.
+    pub fn add_ticks(&mut self, ctx: &GpuContext, bytes: &[u8]) {
+        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(bytes);
         let period = f64::from(ctx.queue.get_timestamp_period()) * 1e-6;
         for (i, label) in self.labels.iter().enumerate() {
-            let dt = ticks[2 * i + 1].saturating_sub(ticks[2 * i]) as f64 * period;
+            let (Some(&t0), Some(&t1)) = (ticks.get(2 * i), ticks.get(2 * i + 1)) else {
+                break;
+            };
+            let dt = t1.saturating_sub(t0) as f64 * period;
             *self.totals.entry((*label).to_string()).or_default() += dt;
         }
         self.labels.clear();
+    }
+
+    /// Resolve and read back the stamps written so far and add them to the totals.
+    pub async fn flush(&mut self, ctx: &GpuContext) -> Result<(), GpuError> {
+        let Some(range) = self.pending() else {
+            return Ok(());
+        };
+        let mut bytes = read_many(ctx, "Timer::resolve", |e| self.resolve(e), &[range]).await?;
+        self.add_ticks(ctx, &bytes.pop().unwrap_or_default());
         Ok(())
     }
 }
