@@ -7,7 +7,7 @@
 
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
-    let h = hit(in.position, in.tri, in.object);
+    let h = hit(in);
     if h.covered {
         atomicAdd(&counts[h.local], 1u);
     }

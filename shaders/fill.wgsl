@@ -11,7 +11,7 @@
 
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
-    let h = hit(in.position, in.tri, in.object);
+    let h = hit(in);
     if h.covered {
         let slot = offsets[h.local] + atomicAdd(&cursor[h.local], 1u);
         if slot < offsets[h.local + 1u] {

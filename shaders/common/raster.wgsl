@@ -13,10 +13,19 @@
 @group(0) @binding(1) var<storage, read> vertices: array<GpuVertex>;
 @group(0) @binding(2) var<storage, read> indices: array<u32>;
 
+// The triangle travels to the fragment shader as flat values (the same at all six corners),
+// so a fragment reads no vertex: its snapped corners in counter-clockwise order (b and c
+// swapped for a back face), their depths, 1 / |area| and the facing.
 struct VsOut {
     @builtin(position) position: vec4<f32>,
     @location(0) @interpolate(flat) tri: u32,
     @location(1) @interpolate(flat) object: u32,
+    @location(2) @interpolate(flat) a: vec2<i32>,
+    @location(3) @interpolate(flat) b: vec2<i32>,
+    @location(4) @interpolate(flat) c: vec2<i32>,
+    @location(5) @interpolate(flat) z: vec3<f32>,
+    @location(6) @interpolate(flat) inv_area: f32,
+    @location(7) @interpolate(flat) back: u32,
 }
 
 // 64-bit two's complement integers as vec2<u32>(lo, hi).
@@ -96,14 +105,25 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) object: u32)
     out.tri = tri;
     out.object = object;
     out.position = vec4<f32>(0.0, 0.0, 0.5, 1.0);
-    let a = vpos(vertices[indices[3u * tri]]);
-    let b = vpos(vertices[indices[3u * tri + 1u]]);
-    let c = vpos(vertices[indices[3u * tri + 2u]]);
-    let s = sign64(edge64(a, b, c));
+    let va = vertices[indices[3u * tri]];
+    let vb = vertices[indices[3u * tri + 1u]];
+    let vc = vertices[indices[3u * tri + 2u]];
+    let a = vpos(va);
+    let b = vpos(vb);
+    let c = vpos(vc);
+    let area = edge64(a, b, c);
+    let s = sign64(area);
     // Edge-on or degenerate: no fragments (CPU `Setup::EdgeOn`). Culling for peeling.
     if s == 0 || (tile.cull == 1u && s < 0) || (tile.cull == 2u && s > 0) {
         return out;
     }
+    let back = s < 0;
+    out.a = a;
+    out.b = select(b, c, back);
+    out.c = select(c, b, back);
+    out.z = vec3<f32>(va.z, select(vb.z, vc.z, back), select(vc.z, vb.z, back));
+    out.inv_area = 1.0 / abs(f32_of64(area));
+    out.back = select(0u, 1u, back);
     let lo = min(a, min(b, c));
     let hi = max(a, max(b, c));
     // Pixels whose centres (256 i + 128) lie in the box, clamped to the tile.
@@ -136,11 +156,11 @@ struct Hit {
     tag: u32,
 }
 
-fn hit(position: vec4<f32>, tri: u32, object: u32) -> Hit {
+fn hit(in: VsOut) -> Hit {
     var h: Hit;
     h.covered = false;
-    let fx = u32(position.x);
-    let fy = u32(position.y);
+    let fx = u32(in.position.x);
+    let fy = u32(in.position.y);
     if fx >= tile.width || fy >= tile.height {
         return h;
     }
@@ -148,32 +168,19 @@ fn hit(position: vec4<f32>, tri: u32, object: u32) -> Hit {
     let j = tile.y0 + tile.height - 1u - fy;
     h.local = (j - tile.y0) * tile.width + fx;
     let t = vec2<i32>(i32(i) * 256 + 128, i32(j) * 256 + 128);
-    let va = vertices[indices[3u * tri]];
-    var vb = vertices[indices[3u * tri + 1u]];
-    var vc = vertices[indices[3u * tri + 2u]];
-    let a = vpos(va);
-    var b = vpos(vb);
-    var c = vpos(vc);
-    let area = edge64(a, b, c);
-    let back = sign64(area) < 0;
-    if back {
-        let tv = vb;
-        vb = vc;
-        vc = tv;
-        b = vpos(vb);
-        c = vpos(vc);
-    }
+    let a = in.a;
+    let b = in.b;
+    let c = in.c;
     let e_ab = edge64(a, b, t);
     let e_bc = edge64(b, c, t);
     let e_ca = edge64(c, a, t);
     if !(inside(sign64(e_ab), owns(a, b)) && inside(sign64(e_bc), owns(b, c)) && inside(sign64(e_ca), owns(c, a))) {
         return h;
     }
-    let inv = 1.0 / abs(f32_of64(area));
-    let wb = f32_of64(e_ca) * inv;
-    let wc = f32_of64(e_ab) * inv;
+    let wb = f32_of64(e_ca) * in.inv_area;
+    let wc = f32_of64(e_ab) * in.inv_area;
     h.covered = true;
-    h.depth = va.z + wb * (vb.z - va.z) + wc * (vc.z - va.z);
-    h.tag = (object << 1u) | select(0u, 1u, back);
+    h.depth = in.z.x + wb * (in.z.y - in.z.x) + wc * (in.z.z - in.z.x);
+    h.tag = (in.object << 1u) | in.back;
     return h;
 }
