@@ -25,7 +25,9 @@ struct VsOut {
     @location(4) @interpolate(flat) c: vec2<i32>,
     @location(5) @interpolate(flat) z: vec3<f32>,
     @location(6) @interpolate(flat) inv_area: f32,
-    @location(7) @interpolate(flat) back: u32,
+    // Bit 0: back face. Bit 1: the bounding box is under 2^15 sub-pixel units on both axes,
+    // so every edge function over its pixel centres fits 32 bits exactly.
+    @location(7) @interpolate(flat) flags: u32,
 }
 
 // 64-bit two's complement integers as vec2<u32>(lo, hi).
@@ -78,6 +80,15 @@ fn edge64(p: vec2<i32>, q: vec2<i32>, t: vec2<i32>) -> vec2<u32> {
     return add64(smul64(d.x, e.y), neg64(smul64(d.y, e.x)));
 }
 
+// Edge function (q - p) × (t - p) where every coordinate difference is under 2^15 in size
+// (a small triangle's own corners and pixel centres in its bounding box): each product is
+// under 2^30, the difference under 2^31, exact in 32 bits.
+fn edge32(p: vec2<i32>, q: vec2<i32>, t: vec2<i32>) -> i32 {
+    let d = q - p;
+    let e = t - p;
+    return d.x * e.y - d.y * e.x;
+}
+
 // The CPU rasteriser's top-left rule (y up, counter-clockwise): the edge p→q owns centres on it.
 fn owns(p: vec2<i32>, q: vec2<i32>) -> bool {
     let d = q - p;
@@ -123,7 +134,9 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) object: u32)
     out.c = select(c, b, back);
     out.z = vec3<f32>(va.z, select(vb.z, vc.z, back), select(vc.z, vb.z, back));
     out.inv_area = 1.0 / abs(f32_of64(area));
-    out.back = select(0u, 1u, back);
+    let extent = max(a, max(b, c)) - min(a, min(b, c));
+    let small = extent.x < 32768 && extent.y < 32768;
+    out.flags = select(0u, 1u, back) | select(0u, 2u, small);
     let lo = min(a, min(b, c));
     let hi = max(a, max(b, c));
     // Pixels whose centres (256 i + 128) lie in the box, clamped to the tile.
@@ -171,16 +184,31 @@ fn hit(in: VsOut) -> Hit {
     let a = in.a;
     let b = in.b;
     let c = in.c;
-    let e_ab = edge64(a, b, t);
-    let e_bc = edge64(b, c, t);
-    let e_ca = edge64(c, a, t);
-    if !(inside(sign64(e_ab), owns(a, b)) && inside(sign64(e_bc), owns(b, c)) && inside(sign64(e_ca), owns(c, a))) {
-        return h;
+    var f_ab: f32;
+    var f_ca: f32;
+    if (in.flags & 2u) != 0u {
+        let e_ab = edge32(a, b, t);
+        let e_bc = edge32(b, c, t);
+        let e_ca = edge32(c, a, t);
+        if !(inside(sign(e_ab), owns(a, b)) && inside(sign(e_bc), owns(b, c)) && inside(sign(e_ca), owns(c, a))) {
+            return h;
+        }
+        f_ab = f32(e_ab);
+        f_ca = f32(e_ca);
+    } else {
+        let e_ab = edge64(a, b, t);
+        let e_bc = edge64(b, c, t);
+        let e_ca = edge64(c, a, t);
+        if !(inside(sign64(e_ab), owns(a, b)) && inside(sign64(e_bc), owns(b, c)) && inside(sign64(e_ca), owns(c, a))) {
+            return h;
+        }
+        f_ab = f32_of64(e_ab);
+        f_ca = f32_of64(e_ca);
     }
-    let wb = f32_of64(e_ca) * in.inv_area;
-    let wc = f32_of64(e_ab) * in.inv_area;
+    let wb = f_ca * in.inv_area;
+    let wc = f_ab * in.inv_area;
     h.covered = true;
     h.depth = in.z.x + wb * (in.z.y - in.z.x) + wc * (in.z.z - in.z.x);
-    h.tag = (in.object << 1u) | in.back;
+    h.tag = (in.object << 1u) | (in.flags & 1u);
     return h;
 }
