@@ -128,15 +128,6 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) object: u32)
     if s == 0 || (tile.cull == 1u && s < 0) || (tile.cull == 2u && s > 0) {
         return out;
     }
-    let back = s < 0;
-    out.a = a;
-    out.b = select(b, c, back);
-    out.c = select(c, b, back);
-    out.z = vec3<f32>(va.z, select(vb.z, vc.z, back), select(vc.z, vb.z, back));
-    out.inv_area = 1.0 / abs(f32_of64(area));
-    let extent = max(a, max(b, c)) - min(a, min(b, c));
-    let small = extent.x < 32768 && extent.y < 32768;
-    out.flags = select(0u, 1u, back) | select(0u, 2u, small);
     let lo = min(a, min(b, c));
     let hi = max(a, max(b, c));
     // Pixels whose centres (256 i + 128) lie in the box, clamped to the tile.
@@ -147,6 +138,17 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) object: u32)
     if p0.x > p1.x || p0.y > p1.y {
         return out;
     }
+    // Only a triangle over some pixel centre pays for its flat values (most triangles of a
+    // large scene at a coarse resolution are not).
+    let back = s < 0;
+    out.a = a;
+    out.b = select(b, c, back);
+    out.c = select(c, b, back);
+    out.z = vec3<f32>(va.z, select(vb.z, vc.z, back), select(vc.z, vb.z, back));
+    out.inv_area = 1.0 / abs(f32_of64(area));
+    let extent = hi - lo;
+    let small = extent.x < 32768 && extent.y < 32768;
+    out.flags = select(0u, 1u, back) | select(0u, 2u, small);
     // Framebuffer edges of those pixels (y down): integers, half a pixel from every centre.
     let top = t1.y;
     let x_lo = f32(p0.x - t0.x);
