@@ -3,7 +3,8 @@
 //
 // How it works: every triangle is drawn as the screen-aligned quad of the pixel centres in its
 // bounding box (clamped to the tile), and the fragment shader decides coverage with exact
-// 64-bit integer edge functions on the snapped vertices, applying the CPU rasteriser's
+// integer edge functions (64-bit, or 32-bit where a small triangle's fit) on the snapped
+// vertices the vertex shader hands it as flat values, applying the CPU rasteriser's
 // top-left rule, and interpolates depth from exact barycentrics. Coverage therefore does not
 // depend on the GPU's sub-pixel precision (4 bits on SwiftShader, 8 on most hardware), its
 // guard band or its clipping: the GPU LDI equals the CPU LDI fragment for fragment. Facing
