@@ -737,7 +737,7 @@ pub async fn run(
     }
     stats.bytes = geometry_bytes + peak;
 
-    // 5. Results: the tiles' statuses, the timestamps and the accumulators in one readback.
+    // 5. Read back: the tiles' statuses, the timestamps and the accumulators in one readback.
     let status_size = std::mem::size_of::<GpuStatus>() as u64;
     let pairs_size = (MAX_OBJECTS * MAX_OBJECTS * std::mem::size_of::<GpuPairAcc>()) as u64;
     let mut ranges: Vec<(&wgpu::Buffer, u64, u64)> =
@@ -777,7 +777,7 @@ pub async fn run(
         timer.add_ticks(ctx, &read[i]);
     }
 
-    // 5. Results.
+    // 6. Results.
     let mut out = GpuOutput::default();
     if want.read_ldi {
         let mut ldi = stitch([wx, wy, ww, wh], &parts);
