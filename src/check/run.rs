@@ -182,12 +182,28 @@ async fn run_jobs<E: Engine>(
     batch_done: &mut dyn FnMut(&[RegionAnswer]),
 ) -> Result<Vec<RegionAnswer>, CheckError> {
     let mut out = Vec::with_capacity(jobs.len());
-    let batch = if engine.gpu_method().is_some() {
-        super::engine::GPU_JOBS_PER_THREAD * super::engine::gpu_threads()
+    let batches: Vec<std::ops::Range<usize>> = if engine.gpu_method().is_some() {
+        let triangles: Vec<usize> = jobs
+            .iter()
+            .map(|j| {
+                j.objects(scene)
+                    .iter()
+                    .map(|o| o.mesh.triangle_count())
+                    .sum()
+            })
+            .collect();
+        super::engine::gpu_batches(
+            &triangles,
+            super::engine::GPU_JOBS_PER_THREAD * super::engine::gpu_threads(),
+        )
     } else {
-        BATCH
+        (0..jobs.len())
+            .step_by(BATCH)
+            .map(|s| s..(s + BATCH).min(jobs.len()))
+            .collect()
     };
-    for chunk in jobs.chunks(batch) {
+    for range in batches {
+        let chunk = &jobs[range];
         let answers = engine.run(scene, opts, chunk).await?;
         for a in &answers {
             tally.add(a);
