@@ -187,26 +187,24 @@ fn hit(in: VsOut) -> Hit {
     let a = in.a;
     let b = in.b;
     let c = in.c;
+    // The edge functions ab, bc, ca at the centre: their signs, and ab and ca as f32.
+    var signs: vec3<i32>;
     var f_ab: f32;
     var f_ca: f32;
     if (in.flags & 2u) != 0u {
-        let e_ab = edge32(a, b, t);
-        let e_bc = edge32(b, c, t);
-        let e_ca = edge32(c, a, t);
-        if !(inside(sign(e_ab), owns(a, b)) && inside(sign(e_bc), owns(b, c)) && inside(sign(e_ca), owns(c, a))) {
-            return h;
-        }
-        f_ab = f32(e_ab);
-        f_ca = f32(e_ca);
+        let e = vec3<i32>(edge32(a, b, t), edge32(b, c, t), edge32(c, a, t));
+        signs = sign(e);
+        f_ab = f32(e.x);
+        f_ca = f32(e.z);
     } else {
         let e_ab = edge64(a, b, t);
-        let e_bc = edge64(b, c, t);
         let e_ca = edge64(c, a, t);
-        if !(inside(sign64(e_ab), owns(a, b)) && inside(sign64(e_bc), owns(b, c)) && inside(sign64(e_ca), owns(c, a))) {
-            return h;
-        }
+        signs = vec3<i32>(sign64(e_ab), sign64(edge64(b, c, t)), sign64(e_ca));
         f_ab = f32_of64(e_ab);
         f_ca = f32_of64(e_ca);
+    }
+    if !(inside(signs.x, owns(a, b)) && inside(signs.y, owns(b, c)) && inside(signs.z, owns(c, a))) {
+        return h;
     }
     let wb = f_ca * in.inv_area;
     let wc = f_ab * in.inv_area;
