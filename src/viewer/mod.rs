@@ -739,14 +739,7 @@ pub fn flat(segments: &[[Vec3; 2]]) -> &[f32] {
 
 /// The inverse of [`flatten`] (a trailing partial segment is dropped).
 pub fn unflatten(v: &[f32]) -> Vec<[Vec3; 2]> {
-    let whole = &v[..v.len() - v.len() % 6];
-    match bytemuck::try_cast_slice::<f32, [Vec3; 2]>(whole) {
-        Ok(segments) => segments.to_vec(),
-        Err(_) => whole
-            .chunks_exact(6)
-            .map(|c| [Vec3::new(c[0], c[1], c[2]), Vec3::new(c[3], c[4], c[5])])
-            .collect(),
-    }
+    bytemuck::pod_collect_to_vec(&v[..v.len() - v.len() % 6])
 }
 
 /// Intersection segments of a checked scene, for drawing.
