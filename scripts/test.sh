@@ -119,6 +119,9 @@ run cargo test --features scalar --test analytic --test scenes
 
 section test-benches "benches, once each in test mode"
 run cargo test --benches
+# The worker's engine in wasm under Node.js beside native (issue 15 item 2): one run, fails on
+# a missing scene or different pairs.
+run scripts/bench-worker.sh
 
 section gpu-web "GPU pipeline in headless Chromium (WebGPU on SwiftShader) vs the CPU path"
 # tests/gpu_web.rs: wasm-bindgen-test-runner (.cargo/config.toml) drives Chromium through

@@ -171,8 +171,10 @@ impl LoadedAssembly {
 /// the same parent is `bolt#2` (so is the second placement of a subassembly, whose children
 /// then sit under `fixture#2`).
 #[derive(Debug, Default)]
+#[cfg_attr(not(any(feature = "gltf", feature = "3mf")), allow(dead_code))] // their importers' only
 pub(crate) struct PathNamer(std::collections::HashMap<Vec<String>, usize>);
 
+#[cfg_attr(not(any(feature = "gltf", feature = "3mf")), allow(dead_code))]
 impl PathNamer {
     /// The path of a child `name` of `parent`.
     pub(crate) fn child(&mut self, parent: &[String], name: String) -> Vec<String> {
