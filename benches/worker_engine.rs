@@ -102,14 +102,6 @@ mod wasm {
     /// bench takes them), not Criterion's iterations.
     #[wasm_bindgen_bench]
     fn shared_scenes(_: &mut Criterion) {
-        let kuka = |d| match d {
-            "zero" => {
-                files!("kuka_zero_pose": "scene.json", "meshes/link_0.stl", "meshes/link_1.stl", "meshes/link_2.stl", "meshes/link_3.stl", "meshes/link_4.stl", "meshes/link_5.stl", "meshes/link_6.stl", "meshes/link_7.stl")
-            }
-            _ => {
-                files!("kuka_folded": "scene.json", "meshes/link_0.stl", "meshes/link_1.stl", "meshes/link_2.stl", "meshes/link_3.stl", "meshes/link_4.stl", "meshes/link_5.stl", "meshes/link_6.stl", "meshes/link_7.stl")
-            }
-        };
         run(
             "bunny_pair",
             &files!("bunny_pair": "scene.json", "meshes/bunny.obj"),
@@ -118,7 +110,13 @@ mod wasm {
             "gripper_parts",
             &files!("gripper_parts": "scene.json", "meshes/GUIDE_WSG50_110.stl", "meshes/WSG-FMF.stl"),
         );
-        run("kuka_folded", &kuka("folded"));
-        run("kuka_zero_pose", &kuka("zero"));
+        run(
+            "kuka_folded",
+            &files!("kuka_folded": "scene.json", "meshes/link_0.stl", "meshes/link_1.stl", "meshes/link_2.stl", "meshes/link_3.stl", "meshes/link_4.stl", "meshes/link_5.stl", "meshes/link_6.stl", "meshes/link_7.stl"),
+        );
+        run(
+            "kuka_zero_pose",
+            &files!("kuka_zero_pose": "scene.json", "meshes/link_0.stl", "meshes/link_1.stl", "meshes/link_2.stl", "meshes/link_3.stl", "meshes/link_4.stl", "meshes/link_5.stl", "meshes/link_6.stl", "meshes/link_7.stl"),
+        );
     }
 }

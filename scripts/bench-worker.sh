@@ -13,9 +13,12 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo build --release --example recheck >&2
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 wasm=$(cargo bench --target wasm32-unknown-unknown --no-default-features --features stl,obj \
-  --bench worker_engine -- --nocapture 2>/dev/null | grep '^worker_engine ' || true)
+  --bench worker_engine -- --nocapture 2>"$log" | grep '^worker_engine ' || true)
 if [[ $(grep -c . <<< "$wasm") -ne 4 ]]; then
+  tail -n 30 "$log" >&2
   echo "bench-worker: the wasm bench printed $(grep -c . <<< "$wasm") of the 4 scenes' lines" >&2
   exit 1
 fi
