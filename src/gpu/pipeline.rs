@@ -26,7 +26,7 @@ use super::gpu_data::{
     GpuVertex, NO_OUTLINE,
 };
 use super::passes::{self, bind_group, dispatch_size, uniform, GeometryDraw};
-use super::readback::{read_many, read_pod};
+use super::readback::{read_many, read_many_after, read_pod};
 use super::timing::Timer;
 use crate::clock::now_ms;
 use crate::ldi::snap::{project_vertices, RasterObject, SUBPIXEL};
@@ -438,34 +438,47 @@ pub async fn run(
             let stats_buf = buffer(ctx, "GpuLdi::row_stats", u64::from(bh) * 8);
             let t = now_ms();
             let mut keep = Vec::new();
-            ctx.scoped("GpuLdi::sizing", || {
-                let mut enc = ctx.encoder("GpuLdi::sizing");
-                enc.clear_buffer(&counts, 0, None);
-                record_count(
-                    ctx,
-                    &mut enc,
-                    &tile,
-                    &geometry,
-                    &counts,
-                    timer.stamp("count"),
-                    &mut keep,
-                );
-                ctx.passes.scan.record_rows(
-                    &ctx.device,
-                    &mut enc,
-                    &counts,
-                    cw,
-                    bh,
-                    &stats_buf,
-                    &dummy,
-                    &mut keep,
-                );
-                ctx.submit(enc);
-            })
+            // The count, the row totals and their readback in one submission.
+            let read = read_many(
+                ctx,
+                "GpuLdi::sizing",
+                |enc| {
+                    enc.clear_buffer(&counts, 0, None);
+                    record_count(
+                        ctx,
+                        enc,
+                        &tile,
+                        &geometry,
+                        &counts,
+                        timer.stamp("count"),
+                        &mut keep,
+                    );
+                    ctx.passes.scan.record_rows(
+                        &ctx.device,
+                        enc,
+                        &counts,
+                        cw,
+                        bh,
+                        &stats_buf,
+                        &dummy,
+                        &mut keep,
+                    );
+                },
+                &[(&stats_buf, 0, u64::from(bh) * 8)],
+            )
             .await?;
+            drop(keep);
             stats.geometry_passes += 1;
-            let rs: Vec<[u32; 2]> =
-                read_pod(ctx, &stats_buf, 0, u64::from(bh), "GpuLdi::row_stats").await?;
+            let rs: Vec<[u32; 2]> = read
+                .first()
+                .map(|b| bytemuck::pod_collect_to_vec(b))
+                .unwrap_or_default();
+            if rs.len() != bh as usize {
+                return Err(GpuError::Map {
+                    label: "GpuLdi::row_stats".into(),
+                    message: format!("{} of {bh} rows read back", rs.len()),
+                });
+            }
             timer.add_wall("count", now_ms() - t);
             for r in rs {
                 if r[0] == u32::MAX {
@@ -538,9 +551,18 @@ pub async fn run(
         .separation
         .map(|ask| super::separation::SeparationRun::new(ctx, ask));
 
-    // 4. Per tile.
+    // 4. Per tile. A tile's build, sort and analyses are one submission (two when peeling);
+    // a run of one tile whose results need nothing in between leaves it to the results'
+    // readback, which then submits it with its copies (`results_encoder`).
+    let fuse_results = tiles.len() == 1
+        && separation.is_none()
+        && !want.read_ldi
+        && desc.method == LdiMethod::FragmentList;
+    let mut results_encoder: Option<wgpu::CommandEncoder> = None;
     let mut parts: Vec<(Tile, Vec<u32>, Vec<GpuFragment>)> = Vec::new();
     let mut statuses: Vec<wgpu::Buffer> = Vec::with_capacity(tiles.len());
+    // What the last tile's commands use while the results' readback has them to submit.
+    let mut kept: Vec<wgpu::Buffer> = Vec::new();
     let mut peak = 0u64;
     for tile in &tiles {
         let t_tile = now_ms();
@@ -578,7 +600,9 @@ pub async fn run(
             &ctx.passes.fill.layout,
             &[&offsets, &cursor, &fragments, &status],
         );
-        // count (when tiled) + scan (+ fill).
+        // count (when tiled) + scan (+ fill); sorted and analysed in the same submission
+        // unless peeling.
+        let mut built: Option<wgpu::CommandEncoder> = None;
         ctx.scoped("GpuLdi::build", || {
             let mut enc = ctx.encoder("GpuLdi::build");
             if reuse.is_none() {
@@ -614,8 +638,10 @@ pub async fn run(
                     .fill
                     .record(&mut enc, &draw, &fill_group, timer.stamp("fill"));
                 keep.push(tile_buf);
+                built = Some(enc);
+            } else {
+                ctx.submit(enc);
             }
-            ctx.submit(enc);
         })
         .await?;
         stats.geometry_passes += u32::from(reuse.is_none());
@@ -631,7 +657,9 @@ pub async fn run(
         }
         // sort + analyses.
         ctx.scoped("GpuLdi::sort_and_analyse", || {
-            let mut enc = ctx.encoder("GpuLdi::sort_and_analyse");
+            let mut enc = built
+                .take()
+                .unwrap_or_else(|| ctx.encoder("GpuLdi::sort_and_analyse"));
             let targets = passes::sort::SortTargets {
                 offsets: &offsets,
                 cursor: &cursor,
@@ -703,7 +731,12 @@ pub async fn run(
                 }
                 keep.push(params);
             }
-            ctx.submit(enc);
+            // The timer's queries are read with the results unless it must be read before.
+            if fuse_results && !timer.nearly_full() {
+                results_encoder = Some(enc);
+            } else {
+                ctx.submit(enc);
+            }
         })
         .await?;
         // Read with the results (one round trip for them all); an incomplete tile is an
@@ -730,10 +763,12 @@ pub async fn run(
                 read_pod(ctx, &fragments, 0, tile.fragments, "GpuLdi::fragments").await?;
             parts.push((*tile, offs, frags));
         }
-        if timer.nearly_full() {
+        if timer.nearly_full() && results_encoder.is_none() {
             timer.flush(ctx).await?;
         }
-        drop(keep);
+        if results_encoder.is_some() {
+            kept.append(&mut keep);
+        }
     }
     stats.bytes = geometry_bytes + peak;
 
@@ -762,8 +797,15 @@ pub async fn run(
         ranges.push((&self_acc, 0, std::mem::size_of::<GpuSelfAcc>() as u64));
         ranges.len() - 1
     });
-    let read = read_many(ctx, "GpuLdi::results", |e| timer.resolve(e), &ranges).await?;
-    drop(ranges);
+    let read = read_many_after(
+        ctx,
+        "GpuLdi::results",
+        results_encoder,
+        |e| timer.resolve(e),
+        &ranges,
+    )
+    .await?;
+    drop((ranges, kept));
     for bytes in &read[..statuses.len()] {
         let st: GpuStatus = bytemuck::try_pod_read_unaligned(bytes).unwrap_or_default();
         if st.overflow != 0 || st.lost != 0 {

@@ -86,8 +86,24 @@ pub(crate) async fn read_many(
     record: impl FnOnce(&mut wgpu::CommandEncoder),
     ranges: &[(&wgpu::Buffer, u64, u64)],
 ) -> Result<Vec<Vec<u8>>, GpuError> {
+    read_many_after(ctx, label, None, record, ranges).await
+}
+
+/// [`read_many`] in `encoder` when given: the commands already recorded there (not
+/// submitted) go with the copies in the one submission. A submission is host work that
+/// threads driving their jobs at once contend for, so a job submits as little as it can.
+pub(crate) async fn read_many_after(
+    ctx: &GpuContext,
+    label: &str,
+    encoder: Option<wgpu::CommandEncoder>,
+    record: impl FnOnce(&mut wgpu::CommandEncoder),
+    ranges: &[(&wgpu::Buffer, u64, u64)],
+) -> Result<Vec<Vec<u8>>, GpuError> {
     let total: u64 = ranges.iter().map(|r| r.2).sum();
     if total == 0 {
+        if let Some(encoder) = encoder {
+            ctx.scoped(label, || ctx.submit(encoder)).await?;
+        }
         return Ok(ranges.iter().map(|_| Vec::new()).collect());
     }
     let staging = ctx.scoped(label, || {
@@ -97,7 +113,7 @@ pub(crate) async fn read_many(
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let mut encoder = ctx.encoder("readback::encoder");
+        let mut encoder = encoder.unwrap_or_else(|| ctx.encoder("readback::encoder"));
         record(&mut encoder);
         let mut at = 0;
         for &(src, offset, size) in ranges {

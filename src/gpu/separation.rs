@@ -19,7 +19,7 @@ use super::error::GpuError;
 use super::gpu_data::{GpuAnalysisParams, GpuSeparationSlot, GpuSeparationStep};
 use super::passes::{dispatch_size, uniform};
 use super::pipeline::{run, Analyses, LdiDesc};
-use super::readback::read_pod;
+use super::readback::read_many;
 use super::timing::Timer;
 use crate::ldi::snap::RasterObject;
 use crate::ldi::LdiView;
@@ -162,34 +162,36 @@ impl SeparationRun {
             init[0].minus = self.values[1].to_bits();
             ctx.queue
                 .write_buffer(&self.slots, 0, bytemuck::cast_slice(&init));
-            ctx.scoped("SeparationRun::steps", || {
-                let mut enc = ctx.encoder("SeparationRun::steps");
-                for k in 0..STEPS as usize {
-                    let step = if k == 0 && first {
-                        &self.step_uniforms[STEPS as usize]
-                    } else {
-                        &self.step_uniforms[k]
-                    };
-                    ctx.passes.separation.record(
-                        &ctx.device,
-                        &mut enc,
-                        &[&params, offsets, fragments, &self.slots, step],
-                        (gx, gy),
-                        timer.stamp("separation"),
-                    );
-                }
-                ctx.submit(enc);
-            })
-            .await?;
-            self.steps += u64::from(STEPS);
-            let slots: Vec<GpuSeparationSlot> = read_pod(
+            // The steps and the readback of their slots in one submission.
+            let slot_bytes =
+                (u64::from(STEPS) + 1) * std::mem::size_of::<GpuSeparationSlot>() as u64;
+            let read = read_many(
                 ctx,
-                &self.slots,
-                0,
-                u64::from(STEPS) + 1,
-                "SeparationRun::slots",
+                "SeparationRun::steps",
+                |enc| {
+                    for k in 0..STEPS as usize {
+                        let step = if k == 0 && first {
+                            &self.step_uniforms[STEPS as usize]
+                        } else {
+                            &self.step_uniforms[k]
+                        };
+                        ctx.passes.separation.record(
+                            &ctx.device,
+                            enc,
+                            &[&params, offsets, fragments, &self.slots, step],
+                            (gx, gy),
+                            timer.stamp("separation"),
+                        );
+                    }
+                },
+                &[(&self.slots, 0, slot_bytes)],
             )
             .await?;
+            self.steps += u64::from(STEPS);
+            let slots: Vec<GpuSeparationSlot> = read
+                .first()
+                .map(|b| bytemuck::pod_collect_to_vec(b))
+                .unwrap_or_default();
             timer.add_wall("separation", crate::clock::now_ms() - t);
             let (Some(last), Some(prev), Some(s0)) =
                 (slots.last(), slots.get(STEPS as usize - 1), slots.first())
