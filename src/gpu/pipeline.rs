@@ -377,34 +377,31 @@ pub async fn run(
     let dummy = buffer(ctx, "GpuLdi::dummy", 16);
     timer.add_wall("upload", now_ms() - t_upload);
 
-    // Global analysis results.
-    let pair_init: Vec<GpuPairAcc> = (0..MAX_OBJECTS * MAX_OBJECTS)
-        .map(|_| GpuPairAcc::empty(false))
-        .collect();
-    let surface_init: Vec<GpuPairAcc> = (0..MAX_OBJECTS * MAX_OBJECTS)
-        .map(|_| GpuPairAcc::empty(true))
-        .collect();
-    let volume_pairs = init_buffer(
-        ctx,
-        "GpuLdi::volume_pairs",
-        bytemuck::cast_slice(&pair_init),
-    );
-    let surface_pairs = init_buffer(
-        ctx,
-        "GpuLdi::surface_pairs",
-        bytemuck::cast_slice(&surface_init),
-    );
-    let mask_words = (u64::from(w) * u64::from(h)).div_ceil(32);
-    let mask = if want.surface_eps.is_some() {
-        buffer(ctx, "GpuLdi::mask", mask_words * 4)
-    } else {
-        buffer(ctx, "GpuLdi::mask", 16)
+    // Global analysis results, for the analyses asked for only (a buffer made is host work
+    // the threads driving GPU jobs contend for).
+    let pair_table = |label: &str, surface: bool| {
+        let init: Vec<GpuPairAcc> = (0..MAX_OBJECTS * MAX_OBJECTS)
+            .map(|_| GpuPairAcc::empty(surface))
+            .collect();
+        init_buffer(ctx, label, bytemuck::cast_slice(&init))
     };
-    let self_acc = init_buffer(
-        ctx,
-        "GpuLdi::self_acc",
-        bytemuck::bytes_of(&GpuSelfAcc::default()),
-    );
+    let volume_pairs = want
+        .volume
+        .then(|| pair_table("GpuLdi::volume_pairs", false));
+    let surface_pairs = want
+        .surface_eps
+        .map(|_| pair_table("GpuLdi::surface_pairs", true));
+    let mask_words = (u64::from(w) * u64::from(h)).div_ceil(32);
+    let mask = want
+        .surface_eps
+        .map(|_| buffer(ctx, "GpuLdi::mask", mask_words * 4));
+    let self_acc = want.self_object.map(|_| {
+        init_buffer(
+            ctx,
+            "GpuLdi::self_acc",
+            bytemuck::bytes_of(&GpuSelfAcc::default()),
+        )
+    });
 
     // 2. Sizing: counts per column chunk and row band, then row totals.
     let max_side = {
@@ -702,29 +699,29 @@ pub async fn run(
                         outline: want.volume_outline.unwrap_or(NO_OUTLINE),
                     },
                 );
-                if want.volume {
+                if let Some(volume_pairs) = &volume_pairs {
                     ctx.passes.volume.record(
                         &ctx.device,
                         &mut enc,
-                        &[&params, &offsets, &fragments, &volume_pairs],
+                        &[&params, &offsets, &fragments, volume_pairs],
                         (gx, gy),
                         timer.stamp("volume"),
                     );
                 }
-                if want.surface_eps.is_some() {
+                if let (Some(surface_pairs), Some(mask)) = (&surface_pairs, &mask) {
                     ctx.passes.surface.record(
                         &ctx.device,
                         &mut enc,
-                        &[&params, &offsets, &fragments, &surface_pairs, &mask],
+                        &[&params, &offsets, &fragments, surface_pairs, mask],
                         (gx, gy),
                         timer.stamp("surface"),
                     );
                 }
-                if want.self_object.is_some() {
+                if let Some(self_acc) = &self_acc {
                     ctx.passes.self_intersection.record(
                         &ctx.device,
                         &mut enc,
-                        &[&params, &offsets, &fragments, &self_acc],
+                        &[&params, &offsets, &fragments, self_acc],
                         (gx, gy),
                         timer.stamp("self"),
                     );
@@ -781,20 +778,20 @@ pub async fn run(
         ranges.push(r);
         ranges.len() - 1
     });
-    let volume_at = want.volume.then(|| {
-        ranges.push((&volume_pairs, 0, pairs_size));
+    let volume_at = volume_pairs.as_ref().map(|b| {
+        ranges.push((b, 0, pairs_size));
         ranges.len() - 1
     });
-    let surface_at = want.surface_eps.is_some().then(|| {
-        ranges.push((&surface_pairs, 0, pairs_size));
+    let surface_at = surface_pairs.as_ref().map(|b| {
+        ranges.push((b, 0, pairs_size));
         ranges.len() - 1
     });
-    let mask_at = (want.surface_eps.is_some() && want.read_mask).then(|| {
-        ranges.push((&mask, 0, mask_words * 4));
+    let mask_at = mask.as_ref().filter(|_| want.read_mask).map(|b| {
+        ranges.push((b, 0, mask_words * 4));
         ranges.len() - 1
     });
-    let self_at = want.self_object.is_some().then(|| {
-        ranges.push((&self_acc, 0, std::mem::size_of::<GpuSelfAcc>() as u64));
+    let self_at = self_acc.as_ref().map(|b| {
+        ranges.push((b, 0, std::mem::size_of::<GpuSelfAcc>() as u64));
         ranges.len() - 1
     });
     let read = read_many_after(
