@@ -19,7 +19,6 @@
 // swapped for a back face), their depths, 1 / |area| and the facing.
 struct VsOut {
     @builtin(position) position: vec4<f32>,
-    @location(0) @interpolate(flat) tri: u32,
     @location(1) @interpolate(flat) object: u32,
     @location(2) @interpolate(flat) a: vec2<i32>,
     @location(3) @interpolate(flat) b: vec2<i32>,
@@ -114,7 +113,6 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) object: u32)
     var out: VsOut;
     let tri = vi / 6u;
     let corner = vi % 6u;
-    out.tri = tri;
     out.object = object;
     out.position = vec4<f32>(0.0, 0.0, 0.5, 1.0);
     let va = vertices[indices[3u * tri]];
