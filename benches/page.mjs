@@ -7,7 +7,8 @@
 //     cross-origin isolation, and on its threads (min(cores, 16)) where the page is served with
 //     the COOP/COEP headers: README "Threads"; `webgpu`: WebGPU, which is SwiftShader here):
 //     load (files handed to the widget until it has placed them), first check, and a re-check
-//     after one part moved (a rigid move of 1% of its size);
+//     after one part moved (a rigid move of 1% of its size), until check() resolves and until
+//     the frame after it is drawn (the moved part with its clashes on screen);
 //   - three-mesh-bvh (the npm package, in a page of the same browser): a `MeshBVH` per distinct
 //     mesh (build), then `intersectsGeometry` (BVH against BVH) for every pair whose world
 //     boxes overlap (query); after the same move, the query again for the moved part's pairs
@@ -240,12 +241,17 @@ async function pageRun(browser, url, base, backend) {
           const t3 = performance.now();
           const again = await v.check();
           const t4 = performance.now();
+          // The answer on screen: the frame after it (a rAF callback runs as the frame is
+          // drawn, after the widget's; a task after it, once that frame is done).
+          await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+          const t5 = performance.now();
           v.removeEventListener("clash", onClash);
           v.removeEventListener("phase", onPhase);
           return {
             load: t1 - t0,
             first: t2 - t1,
             recheck: t4 - t3,
+            recheckDrawn: t5 - t3,
             firstResults: shownIn(t1, t2),
             recheckResults: shownIn(t3, t4),
             backend: first.backend,
@@ -270,6 +276,7 @@ async function pageRun(browser, url, base, backend) {
     load: pick("load"),
     first: pick("first"),
     recheck: pick("recheck"),
+    recheckDrawn: pick("recheckDrawn"),
     firstResults: runs.some((x) => x.firstResults === null) ? null : pick("firstResults"),
     recheckResults: runs.some((x) => x.recheckResults === null) ? null : pick("recheckResults"),
     backend: runs[0].backend,
@@ -375,6 +382,7 @@ async function main() {
   const phaseRows = [];
   const coldRows = [];
   const workerRows = [];
+  const drawnRows = [];
   let version = "";
   let threads = 0;
   const jobs = SCENES.map((scene) => ({ name: scene, base: `/data/${scene}/`, file: path.join(ROOT, "tests", "data", scene, "scene.json"), gpu: true }));
@@ -398,6 +406,7 @@ async function main() {
       rows.push(
         `| ${job.name} | ${n.triangles} | ${ms(n.check)} (load ${ms(n.load)}) | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.first / n.check).toFixed(1)}× | ${ms(par.load)} / ${ms(par.first)} / ${ms(par.recheck)} | ${(cpu.first / par.first).toFixed(2)}× | ${(par.first / n.check).toFixed(1)}× | ${shown(cpu.firstResults)} / ${shown(cpu.recheckResults)} · ${shown(par.firstResults)} / ${shown(par.recheckResults)} | ${ratio(cpu.firstResults)} / ${ratio(par.firstResults)} | ${gpuCell} | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(par.first / threeFirst).toFixed(2)}× | ${(par.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${cpu.pairs} / ${par.pairs} / ${n.pairs} / ${three.hits} |`,
       );
+      drawnRows.push(`| ${job.name} | ${b === blind ? "no" : "yes"} | ${ms(cpu.recheck)} / ${ms(cpu.recheckDrawn)} | ${ms(par.recheck)} / ${ms(par.recheckDrawn)} |`);
       if (nr.moved !== cpu.moved) throw new Error(`${job.name}: the native re-check moved ${nr.moved}, the page ${cpu.moved}`);
       {
         const f = (k) => cpu.phasesFirst[k] ?? 0;
@@ -445,6 +454,12 @@ async function main() {
   console.log(`| scene | triangles | native check, 1 thread | page CPU worker, 1 thread: load / first check / re-check | page CPU 1 thread first / native | page CPU worker, ${threads} threads (isolated): load / first / re-check | first check: 1 thread / ${threads} threads | page CPU ${threads} threads first / native | results listed (before the red edges), 1 thread: first / re-check · ${threads} threads: first / re-check | first results / native: 1 thread / ${threads} threads | page WebGPU (SwiftShader): load / first / re-check | three-mesh-bvh: build + query / re-query | page CPU ${threads} threads first / three build + query | page CPU ${threads} threads re-check / three re-query | pairs page 1 thread / ${threads} threads / native / three |`);
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) console.log(r);
+  console.log("");
+  console.log("A move on screen: from setTransform() to its re-check's answer (check() resolved) and to the frame after it drawn (the moved part with its clashes on screen), CPU worker; medians, ms:");
+  console.log("");
+  console.log(`| scene | 3D view | 1 thread: answer / drawn | ${threads} threads (isolated): answer / drawn |`);
+  console.log("|---|---|---|---|");
+  for (const r of drawnRows) console.log(r);
   console.log("");
   console.log("Where the page CPU worker's check goes (one thread, no isolation; report timings_ms, medians, ms; the check load() or setTransform() started, which check() shared):");
   console.log("");

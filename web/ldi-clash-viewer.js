@@ -87,6 +87,14 @@ const DEFAULT_AMPLITUDE = { twist: 3.0, wobble: 0.08, spring: 0.6 };
 const STATUSES = ["new", "active", "reviewed", "approved", "resolved"];
 /** Clash classes of a report's pairs. */
 const KINDS = ["volume", "touch", "surface", "exact", "convex", "clearance"];
+/** After a move, the 3D view waits at most this long (ms) for the check the move started,
+ * so that the part is drawn in its new place together with its new clashes: one frame
+ * instead of two, and the answer is not kept waiting behind the move's frame where drawing
+ * is slow (software rendering). */
+const HOLD_DRAW_MS = 50;
+/** It waits only while the CPU worker answers sooner than this (ms: the last check's
+ * placing and engine in the worker). */
+const HOLD_WHEN_ANSWER_MS = 25;
 
 let wasmPromise = null;
 /** The wasm bindings, loaded once per page (shared by every widget). */
@@ -861,6 +869,8 @@ export class LdiClashViewer extends HTMLElement {
     this._resizeObserver?.disconnect();
     cancelAnimationFrame(this._raf);
     this._raf = 0;
+    clearTimeout(this._held);
+    this._held = 0;
   }
 
   attributeChangedCallback(name, _old, value) {
@@ -2260,6 +2270,8 @@ export class LdiClashViewer extends HTMLElement {
             worker_segments_out: ph.segments_out,
             to_page: Math.max(0, r.arrived - ph.posted),
           });
+          // How soon the worker answers (a move's frame waits for the answer when it is soon).
+          this._answerMs = (ph.place ?? 0) + (ph.check ?? 0);
         }
         tp = performance.now();
         raw = { report: r.report ?? shown?.raw ?? null, pairs: r.pairs, selves: r.selves, segmentsMs: r.phases?.segments };
@@ -2423,6 +2435,10 @@ export class LdiClashViewer extends HTMLElement {
 
   _redraw() {
     this._dirty = true;
+    if (this._held) {
+      clearTimeout(this._held);
+      this._held = 0;
+    }
     if (this._raf || !this.isConnected) return;
     this._raf = requestAnimationFrame(() => {
       this._raf = 0;
@@ -2789,8 +2805,21 @@ export class LdiClashViewer extends HTMLElement {
 
   _afterMove() {
     this._renderSelected();
-    this._redraw();
+    this._holdDraw();
+    this._dirty = true;
+    if (!this._held) this._redraw();
     this._scheduleCheck();
+  }
+
+  /** Hold the view's next frame for the check a move starts (`HOLD_DRAW_MS`), when that
+   * check goes to the CPU worker and its answer is expected soon. A hold that is on keeps
+   * its deadline (a drag draws at least every `HOLD_DRAW_MS`); any other redraw — the
+   * check's results, its end, the camera — ends it. */
+  _holdDraw() {
+    if (this._held) return;
+    const soon = this._answerMs !== undefined && this._answerMs < HOLD_WHEN_ANSWER_MS;
+    if (!soon || !this._collide || this._animating || this._local || this._useGpu() || !this.isConnected) return;
+    this._held = setTimeout(() => this._redraw(), HOLD_DRAW_MS);
   }
 
   // --- input -----------------------------------------------------------------------------

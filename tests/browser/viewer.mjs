@@ -519,6 +519,73 @@ const webgpuTests = [
     },
   },
   {
+    name: "a move is drawn with its check's answer, not before it; a slow answer holds the frame 50 ms at most, no check not at all",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=cpu");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        await v.check();
+        // The view's frames and the checks' results, by time.
+        const renders = [];
+        const render = v.viewer.render.bind(v.viewer);
+        v.viewer.render = () => {
+          renders.push(performance.now());
+          return render();
+        };
+        const results = [];
+        v.addEventListener("phase", (e) => {
+          if (e.detail.state === "results") results.push(performance.now());
+        });
+        const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+        const since = (xs, t) => xs.filter((x) => x >= t).map((x) => x - t);
+        const m = Array.from(v.viewer.transform("bunny_b"));
+        const move = async (check = true) => {
+          m[13] += 0.001;
+          const t = performance.now();
+          v.setTransform("bunny_b", m);
+          if (check) await v.check();
+          await frame();
+          await frame();
+          return { renders: since(renders, t), results: since(results, t) };
+        };
+        await move(); // a re-check: how soon the worker answers is known now
+        const answerMs = v._answerMs;
+        const quick = await move();
+        // A slow answer: the worker's reply delayed by 400 ms.
+        const check = v.checker.check.bind(v.checker);
+        v.checker.check = async (...args) => {
+          await new Promise((res) => setTimeout(res, 400));
+          return check(...args);
+        };
+        const slow = await move();
+        v.checker.check = check;
+        // Collision detection off: no check, the move is drawn at once.
+        v.shadowRoot.querySelector('input[name="collide"]').click();
+        await frame();
+        const off = await move(false);
+        return { answerMs, quick, slow, off };
+      });
+      const j = JSON.stringify;
+      if (!(r.answerMs < 25)) throw new Error(`the worker answered a bunny re-check in ${r.answerMs} ms: too slow for the move's frame to wait`);
+      // No frame before the answer (the red edges that follow it may take a second one).
+      if (r.quick.results.length !== 1 || r.quick.renders.length < 1 || r.quick.renders.length > 2 || r.quick.renders[0] < r.quick.results[0]) {
+        throw new Error(`quick answer: frames at ${j(r.quick.renders)} ms, results at ${j(r.quick.results)} ms (none before the results)`);
+      }
+      // The move drawn after the hold's 50 ms, before the answer; the answer drawn again.
+      const [first] = r.slow.renders;
+      if (!(first >= 45 && first < 300 && r.slow.results.length === 1 && first < r.slow.results[0] && r.slow.renders.some((x) => x >= r.slow.results[0]))) {
+        throw new Error(`slow answer: frames at ${j(r.slow.renders)} ms, results at ${j(r.slow.results)} ms`);
+      }
+      if (r.off.results.length !== 0 || r.off.renders.length !== 1 || !(r.off.renders[0] < 45)) {
+        throw new Error(`checks off: frames at ${j(r.off.renders)} ms, results ${j(r.off.results)}`);
+      }
+      if (problems.length) throw new Error(problems.join("\n"));
+      const f = (x) => x.toFixed(1);
+      console.log(`       worker answer ${f(r.answerMs)} ms; quick: results ${f(r.quick.results[0])}, one frame ${f(r.quick.renders[0])} ms; slow: move drawn at ${f(first)}, results ${f(r.slow.results[0])} ms; checks off: frame at ${f(r.off.renders[0])} ms`);
+      await page.close();
+    },
+  },
+  {
     name: "the backend line names the WebGPU adapter and its type in words",
     async run(browser) {
       const { page } = await openPage(browser, "/?scene=data/bunny_pair/scene.json");
