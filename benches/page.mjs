@@ -8,7 +8,8 @@
 //     the COOP/COEP headers: README "Threads"; `webgpu`: WebGPU, which is SwiftShader here):
 //     load (files handed to the widget until it has placed them), first check, and a re-check
 //     after one part moved (a rigid move of 1% of its size), until check() resolves and until
-//     the frame after it is drawn (the moved part with its clashes on screen);
+//     the frame after it is drawn (the moved part with its clashes on screen), and the same
+//     for eight more moves once the page has settled (a planner moving a part);
 //   - three-mesh-bvh (the npm package, in a page of the same browser): a `MeshBVH` per distinct
 //     mesh (build), then `intersectsGeometry` (BVH against BVH) for every pair whose world
 //     boxes overlap (query); after the same move, the query again for the moved part's pairs
@@ -243,8 +244,25 @@ async function pageRun(browser, url, base, backend) {
           const t4 = performance.now();
           // The answer on screen: the frame after it (a rAF callback runs as the frame is
           // drawn, after the widget's; a task after it, once that frame is done).
-          await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+          const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+          await frame();
           const t5 = performance.now();
+          // A planner's moves in a settled page: eight more, back and forth, each 200 ms
+          // after the last one's frame; to its answer and to its frame, as above.
+          await new Promise((res) => setTimeout(res, 500));
+          const moves = { answer: [], drawn: [] };
+          for (let i = 0; i < 8; i++) {
+            m[12] += (i % 2 ? 0.01 : -0.01) * size;
+            const a = performance.now();
+            v.setTransform(last.name, m);
+            await v.check();
+            const b = performance.now();
+            await frame();
+            moves.answer.push(b - a);
+            moves.drawn.push(performance.now() - a);
+            await new Promise((res) => setTimeout(res, 200));
+          }
+          const mid = (xs) => xs.sort((x, y) => x - y)[xs.length >> 1];
           v.removeEventListener("clash", onClash);
           v.removeEventListener("phase", onPhase);
           return {
@@ -252,6 +270,8 @@ async function pageRun(browser, url, base, backend) {
             first: t2 - t1,
             recheck: t4 - t3,
             recheckDrawn: t5 - t3,
+            movesAnswer: mid(moves.answer),
+            movesDrawn: mid(moves.drawn),
             firstResults: shownIn(t1, t2),
             recheckResults: shownIn(t3, t4),
             backend: first.backend,
@@ -277,6 +297,8 @@ async function pageRun(browser, url, base, backend) {
     first: pick("first"),
     recheck: pick("recheck"),
     recheckDrawn: pick("recheckDrawn"),
+    movesAnswer: pick("movesAnswer"),
+    movesDrawn: pick("movesDrawn"),
     firstResults: runs.some((x) => x.firstResults === null) ? null : pick("firstResults"),
     recheckResults: runs.some((x) => x.recheckResults === null) ? null : pick("recheckResults"),
     backend: runs[0].backend,
@@ -406,7 +428,9 @@ async function main() {
       rows.push(
         `| ${job.name} | ${n.triangles} | ${ms(n.check)} (load ${ms(n.load)}) | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.first / n.check).toFixed(1)}× | ${ms(par.load)} / ${ms(par.first)} / ${ms(par.recheck)} | ${(cpu.first / par.first).toFixed(2)}× | ${(par.first / n.check).toFixed(1)}× | ${shown(cpu.firstResults)} / ${shown(cpu.recheckResults)} · ${shown(par.firstResults)} / ${shown(par.recheckResults)} | ${ratio(cpu.firstResults)} / ${ratio(par.firstResults)} | ${gpuCell} | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(par.first / threeFirst).toFixed(2)}× | ${(par.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${cpu.pairs} / ${par.pairs} / ${n.pairs} / ${three.hits} |`,
       );
-      drawnRows.push(`| ${job.name} | ${b === blind ? "no" : "yes"} | ${ms(cpu.recheck)} / ${ms(cpu.recheckDrawn)} | ${ms(par.recheck)} / ${ms(par.recheckDrawn)} |`);
+      drawnRows.push(
+        `| ${job.name} | ${b === blind ? "no" : "yes"} | ${ms(cpu.recheck)} / ${ms(cpu.recheckDrawn)} | ${ms(cpu.movesAnswer)} / ${ms(cpu.movesDrawn)} | ${ms(par.recheck)} / ${ms(par.recheckDrawn)} | ${ms(par.movesAnswer)} / ${ms(par.movesDrawn)} |`,
+      );
       if (nr.moved !== cpu.moved) throw new Error(`${job.name}: the native re-check moved ${nr.moved}, the page ${cpu.moved}`);
       {
         const f = (k) => cpu.phasesFirst[k] ?? 0;
@@ -455,10 +479,10 @@ async function main() {
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) console.log(r);
   console.log("");
-  console.log("A move on screen: from setTransform() to its re-check's answer (check() resolved) and to the frame after it drawn (the moved part with its clashes on screen), CPU worker; medians, ms:");
+  console.log("A move on screen: from setTransform() to its re-check's answer (check() resolved) and to the frame after it drawn (the moved part with its clashes on screen), CPU worker: the re-check above (right after the load's check) and a planner's moves in a settled page (eight, back and forth, 200 ms apart; their median); medians of the runs, ms:");
   console.log("");
-  console.log(`| scene | 3D view | 1 thread: answer / drawn | ${threads} threads (isolated): answer / drawn |`);
-  console.log("|---|---|---|---|");
+  console.log(`| scene | 3D view | 1 thread, after the load: answer / drawn | 1 thread, settled: answer / drawn | ${threads} threads (isolated), after the load: answer / drawn | ${threads} threads, settled: answer / drawn |`);
+  console.log("|---|---|---|---|---|---|");
   for (const r of drawnRows) console.log(r);
   console.log("");
   console.log("Where the page CPU worker's check goes (one thread, no isolation; report timings_ms, medians, ms; the check load() or setTransform() started, which check() shared):");

@@ -2442,7 +2442,8 @@ export class LdiClashViewer extends HTMLElement {
     if (this._raf || !this.isConnected) return;
     this._raf = requestAnimationFrame(() => {
       this._raf = 0;
-      if (!this._dirty || !this.viewer) return;
+      // A frame asked for before a move whose frame is held waits with it.
+      if (this._held || !this._dirty || !this.viewer) return;
       this._dirty = false;
       try {
         this.viewer.render();
