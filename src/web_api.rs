@@ -508,6 +508,32 @@ pub struct WebViewer {
 const SECTION_BLUE: [u8; 4] = [40, 110, 230, 255];
 
 #[cfg(feature = "gpu")]
+impl WebViewer {
+    /// Object `i` as [`WebViewer::objects`] lists it (`None`: no such object).
+    fn object_value(&self, i: usize) -> Option<serde_json::Value> {
+        let o = self.session.scene.objects.get(i)?;
+        let b = o.aabb();
+        let t = o.world_from_object().w_axis;
+        let c = palette(i);
+        Some(serde_json::json!({
+            "name": o.name,
+            "group": o.group,
+            "id": o.id,
+            "kind": o.kind,
+            "triangles": o.mesh.triangles.len(),
+            "closed": o.is_closed(),
+            "units": o.units,
+            "source_units": o.source_units,
+            "translation": [t.x, t.y, t.z],
+            "min": b.min.to_array(),
+            "max": b.max.to_array(),
+            "colour": format!("rgb({},{},{})", (c[0]*255.0) as u8, (c[1]*255.0) as u8, (c[2]*255.0) as u8),
+            "hidden": self.hidden.get(i).copied().unwrap_or(false),
+        }))
+    }
+}
+
+#[cfg(feature = "gpu")]
 impl std::fmt::Debug for WebViewer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WebViewer")
@@ -830,33 +856,18 @@ impl WebViewer {
     /// `null`; `id`, `kind`: the source model's identifier and class (IFC GlobalId and class);
     /// `units`: the unit of the numbers, `source_units`: what the file declared).
     pub fn objects(&self) -> Result<String, JsError> {
-        let v: Vec<serde_json::Value> = self
-            .session
-            .scene
-            .objects
-            .iter()
-            .enumerate()
-            .map(|(i, o)| {
-                let b = o.aabb();
-                let t = o.world_from_object().w_axis;
-                let c = palette(i);
-                serde_json::json!({
-                    "name": o.name,
-                    "group": o.group,
-                    "id": o.id,
-                    "kind": o.kind,
-                    "triangles": o.mesh.triangles.len(),
-                    "closed": o.is_closed(),
-                    "units": o.units,
-                    "source_units": o.source_units,
-                    "translation": [t.x, t.y, t.z],
-                    "min": b.min.to_array(),
-                    "max": b.max.to_array(),
-                    "colour": format!("rgb({},{},{})", (c[0]*255.0) as u8, (c[1]*255.0) as u8, (c[2]*255.0) as u8),
-                    "hidden": self.hidden.get(i).copied().unwrap_or(false),
-                })
-            })
+        let v: Vec<serde_json::Value> = (0..self.session.scene.objects.len())
+            .filter_map(|i| self.object_value(i))
             .collect();
+        to_json(&v)
+    }
+
+    /// One object of [`WebViewer::objects`] (the same fields), by index: what the page needs
+    /// while a part is dragged, without the whole list. Errors for an index out of range.
+    pub fn object(&self, index: u32) -> Result<String, JsError> {
+        let v = self
+            .object_value(index as usize)
+            .ok_or_else(|| JsError::new(&format!("no object {index}")))?;
         to_json(&v)
     }
 

@@ -2595,22 +2595,28 @@ export class LdiClashViewer extends HTMLElement {
     this._redraw();
   }
 
-  _renderSelected(objects = JSON.parse(this.viewer.objects())) {
+  /** The selected object's line and x/y/z fields (`objects`: the list, when at hand; else
+   * only the selected object is read). Unchanged text is not set again: a move re-renders
+   * this, and a DOM change costs the page a style, layout and paint pass. */
+  _renderSelected(objects = null) {
     const i = this.viewer.selected();
     const out = this.$('[data-out="selected"]');
     const xyz = this.$(".xyz");
+    const show = (text, hidden) => {
+      if (out.textContent !== text) out.textContent = text;
+      if (xyz.hidden !== hidden) xyz.hidden = hidden;
+    };
     if (i < 0) {
-      out.textContent = "Click an object.";
-      xyz.hidden = true;
+      show("Click an object.", true);
       return;
     }
-    const o = objects[i];
+    const o = objects ? objects[i] : JSON.parse(this.viewer.object(i));
     const u = UNIT_SYMBOLS[o.units];
-    out.textContent = `${o.group ? `${o.group}/${leafName(o.name, o.group)}` : o.name} — origin at (x, y, z)${u ? ` in ${u}` : ""}:`;
-    xyz.hidden = false;
+    show(`${o.group ? `${o.group}/${leafName(o.name, o.group)}` : o.name} — origin at (x, y, z)${u ? ` in ${u}` : ""}:`, false);
     ["tx", "ty", "tz"].forEach((n, k) => {
       const f = this._field(n);
-      if (this.shadowRoot.activeElement !== f) f.value = +o.translation[k].toPrecision(7);
+      const v = String(+o.translation[k].toPrecision(7));
+      if (this.shadowRoot.activeElement !== f && f.value !== v) f.value = v;
     });
   }
 
@@ -3171,7 +3177,7 @@ export class LdiClashViewer extends HTMLElement {
     const nudge = (dx, dy, dz) => {
       const i = this.viewer.selected();
       if (i < 0) return;
-      const o = JSON.parse(this.viewer.objects())[i];
+      const o = JSON.parse(this.viewer.object(i));
       const size = Math.max(...o.max.map((v, j) => v - o.min[j]));
       const s = size * 0.02 * (e.shiftKey ? 5 : 1);
       const t = o.translation;

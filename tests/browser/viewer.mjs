@@ -586,6 +586,49 @@ const webgpuTests = [
     },
   },
   {
+    name: "the selected object's x/y/z follow its moves (setTransform, arrow keys); object(i) is objects()[i]",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=cpu");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        await v.check();
+        const root = v.shadowRoot;
+        const fields = () => ["tx", "ty", "tz"].map((n) => Number(root.querySelector(`[name="${n}"]`).value));
+        const line = () => root.querySelector('[data-out="selected"]').textContent;
+        const before = { line: line(), hidden: root.querySelector(".xyz").hidden };
+        root.querySelector('[data-out="objects"] li.item[data-name="bunny_b"]').click();
+        const same = JSON.parse(v.viewer.objects()).every((o, i) => JSON.stringify(o) === JSON.stringify(JSON.parse(v.viewer.object(i))));
+        let missing = null;
+        try {
+          v.viewer.object(99);
+        } catch (err) {
+          missing = String(err?.message ?? err);
+        }
+        const m = Array.from(v.viewer.transform("bunny_b"));
+        m[12] += 0.25;
+        v.setTransform("bunny_b", m);
+        const afterSet = { fields: fields(), want: [m[12], m[13], m[14]], line: line() };
+        const o = JSON.parse(v.viewer.object(v.viewer.selected()));
+        const size = Math.max(...o.max.map((x, k) => x - o.min[k]));
+        v.canvas.focus();
+        v.canvas.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true }));
+        const nudged = JSON.parse(v.viewer.object(v.viewer.selected())).translation;
+        await v.check();
+        return { before, same, missing, afterSet, fieldsNudged: fields(), nudged, from: o.translation, size };
+      });
+      if (r.before.line !== "Click an object." || !r.before.hidden) throw new Error(`nothing selected: ${JSON.stringify(r.before)}`);
+      if (!r.same) throw new Error("object(i) differs from objects()[i]");
+      if (!r.missing?.includes("no object 99")) throw new Error(`object(99): ${r.missing}`);
+      const near = (a, b) => a.every((x, k) => Math.abs(x - b[k]) <= 1e-6 * Math.max(1, Math.abs(b[k])));
+      if (!near(r.afterSet.fields, r.afterSet.want) || !r.afterSet.line.startsWith("bunny_b")) throw new Error(`after setTransform: ${JSON.stringify(r.afterSet)}`);
+      const moved = r.nudged.map((x, k) => x - r.from[k]);
+      if (!(moved.some((d) => Math.abs(d) > 0.01 * r.size) && near(r.fieldsNudged, r.nudged))) throw new Error(`arrow key: from ${r.from} to ${r.nudged}, fields ${r.fieldsNudged}`);
+      if (problems.length) throw new Error(problems.join("\n"));
+      console.log(`       fields ${r.afterSet.fields.map((x) => x.toFixed(3)).join(", ")} after setTransform; the arrow key moved it by ${Math.hypot(...moved).toFixed(4)}`);
+      await page.close();
+    },
+  },
+  {
     name: "the backend line names the WebGPU adapter and its type in words",
     async run(browser) {
       const { page } = await openPage(browser, "/?scene=data/bunny_pair/scene.json");
