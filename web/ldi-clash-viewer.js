@@ -674,11 +674,23 @@ const PHASES = {
 /** A clash row's status: its data attribute, the label and the status menu (which also
  * undoes a choice the review refused). */
 function showStatus(li, status) {
+  const sel = li.querySelector("select");
+  // (A re-check sets it on every kept row: only what changed is written.)
+  if (li.dataset.status === (status ?? "") && sel.value === (status ?? "new")) return;
   li.dataset.status = status ?? "";
   const st = li.querySelector(".st");
   st.textContent = status ?? "";
   st.className = `st st-${status}`;
-  li.querySelector("select").value = status ?? "new";
+  sel.value = status ?? "new";
+}
+
+/** Make `parent`'s element children exactly `nodes`, in order, touching the DOM only when
+ * they differ (a re-check mostly lists the same rows: rebuilding the list's DOM cost the
+ * page more than the hall's re-check itself). */
+function setChildren(parent, nodes) {
+  const cur = parent.children;
+  if (cur.length === nodes.length && nodes.every((n, k) => cur[k] === n)) return;
+  parent.replaceChildren(...nodes);
 }
 
 const UNIT_SYMBOLS = { micron: "µm", millimetre: "mm", centimetre: "cm", metre: "m", inch: "in", foot: "ft" };
@@ -2622,7 +2634,6 @@ export class LdiClashViewer extends HTMLElement {
 
   _renderResults() {
     const ul = this.$('[data-out="results"]');
-    ul.textContent = "";
     const r = this._report;
     this._status();
     if (!r) {
@@ -2630,17 +2641,19 @@ export class LdiClashViewer extends HTMLElement {
       ul.firstChild.textContent = this._checking?.text ?? (this._checking ? "Checking…" : "No check yet.");
       return;
     }
+    // The list's items, in order (set at the end, `setChildren`).
+    const top = [];
     for (const w of r.warnings ?? []) {
       const li = document.createElement("li");
       li.className = "muted";
       li.textContent = `⚠ ${w}`;
-      ul.append(li);
+      top.push(li);
     }
     if (r.pairs.length + r.self.length === 0) {
       const li = document.createElement("li");
       li.className = "muted";
       li.textContent = "No collisions.";
-      ul.append(li);
+      top.push(li);
     }
     // Units: the scene's, else (files kept their numbers) the objects' one unit if they share it.
     const unitNames = new Set(r.objects.map((o) => o.units));
@@ -2745,36 +2758,54 @@ export class LdiClashViewer extends HTMLElement {
       }
     }
     this._rows = kept;
+    const keptSelf = new Map();
     for (const x of onlyStatus || onlyKind ? [] : r.self) {
       const key = groupBy === "none" ? "" : groupBy === "object" ? x.object : x.group ?? "";
-      const li = document.createElement("li");
-      li.className = "item";
-      li.innerHTML = `<span style="color:#e07800">●</span><span></span>`;
-      li.lastChild.textContent = `${relPath(x.object, x.group, groupBy === "object" ? "" : key)} crosses itself · vol ${vol(x.volume)} · depth ${len(x.depth)}`;
-      li.onclick = () => this._focusObject(x.object);
+      const text = `${relPath(x.object, x.group, groupBy === "object" ? "" : key)} crosses itself · vol ${vol(x.volume)} · depth ${len(x.depth)}`;
+      // (Kept too when it shows the same: the row's object, its text.)
+      const shows = JSON.stringify([x.object, text]);
+      let li = this._selfRows?.get(shows)?.pop();
+      if (!li) {
+        li = document.createElement("li");
+        li.className = "item";
+        li.innerHTML = `<span style="color:#e07800">●</span><span></span>`;
+        li.lastChild.textContent = text;
+        li.onclick = () => this._focusObject(x.object);
+      }
+      (keptSelf.get(shows) ?? keptSelf.set(shows, []).get(shows)).push(li);
       bucket(key).push(li);
     }
+    this._selfRows = keptSelf;
+    // Group items are kept from one list to the next too (by group).
+    const groups = new Map();
     for (const [key, items] of [...buckets].sort(([a], [b]) => a.localeCompare(b))) {
       if (!key) {
-        ul.append(...items);
+        top.push(...items);
         continue;
       }
-      const li = document.createElement("li");
-      li.className = "group";
-      const details = document.createElement("details");
-      const stored = this._collapsed.get(`results:${key}`);
-      details.open = stored ?? buckets.size <= 8;
-      details.ontoggle = () => this._collapsed.set(`results:${key}`, details.open);
-      const summary = document.createElement("summary");
-      summary.innerHTML = `<span class="hit">●</span><span class="gname"></span><span class="count muted num"></span>`;
-      summary.querySelector(".gname").textContent = key;
-      summary.querySelector(".count").textContent = `${items.length}`;
-      const inner = document.createElement("ul");
-      inner.append(...items);
-      details.append(summary, inner);
-      li.append(details);
-      ul.append(li);
+      let g = this._groupRows?.get(key);
+      if (!g) {
+        const li = document.createElement("li");
+        li.className = "group";
+        const details = document.createElement("details");
+        details.ontoggle = () => this._collapsed.set(`results:${key}`, details.open);
+        const summary = document.createElement("summary");
+        summary.innerHTML = `<span class="hit">●</span><span class="gname"></span><span class="count muted num"></span>`;
+        summary.querySelector(".gname").textContent = key;
+        const inner = document.createElement("ul");
+        details.append(summary, inner);
+        li.append(details);
+        g = { li, details, count: summary.querySelector(".count"), inner };
+      }
+      groups.set(key, g);
+      const open = this._collapsed.get(`results:${key}`) ?? buckets.size <= 8;
+      if (g.details.open !== open) g.details.open = open;
+      if (g.count.textContent !== `${items.length}`) g.count.textContent = `${items.length}`;
+      setChildren(g.inner, items);
+      top.push(g.li);
     }
+    this._groupRows = groups;
+    setChildren(ul, top);
     this._renderTimings();
   }
 

@@ -629,6 +629,59 @@ const webgpuTests = [
     },
   },
   {
+    name: "the results list after re-checks (rows and groups kept where unchanged) equals one built afresh",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?scene=data/kuka_folded/scene.json&backend=cpu");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        await v.check();
+        const root = v.shadowRoot;
+        const ul = root.querySelector('[data-out="results"]');
+        // What the list shows: each item's text, groups with their name, count, open state and items.
+        const shape = (list) =>
+          [...list.children].map((li) =>
+            li.classList.contains("group")
+              ? { group: li.querySelector(".gname").textContent, count: li.querySelector(".count").textContent, open: li.querySelector("details").open, items: shape(li.querySelector("ul")) }
+              : { cls: li.className, status: li.dataset.status ?? null, text: li.querySelector(".text")?.textContent ?? li.textContent },
+          );
+        const fresh = () => {
+          const kept = [v._rows, v._groupRows, v._selfRows];
+          v._rows = v._groupRows = v._selfRows = null;
+          v._renderResults();
+          const s = shape(ul);
+          return { s, kept };
+        };
+        const g = root.querySelector('[name="r_group"]');
+        g.value = "object";
+        g.dispatchEvent(new Event("change"));
+        const names = JSON.parse(v.viewer.objects()).map((o) => o.name);
+        const rounds = [];
+        for (let i = 0; i < 6; i++) {
+          const name = names[(i * 3) % names.length];
+          const m = Array.from(v.viewer.transform(name));
+          m[12 + (i % 3)] += (i % 2 ? -1 : 1) * 0.02;
+          const before = new Set(ul.querySelectorAll("li"));
+          v.setTransform(name, m);
+          const report = await v.check();
+          const after = [...ul.querySelectorAll("li")];
+          const reused = after.filter((li) => before.has(li)).length;
+          const incremental = shape(ul);
+          const { s } = fresh();
+          rounds.push({ same: JSON.stringify(incremental) === JSON.stringify(s), reused, items: after.length, pairs: report.pairs.length, incremental, s });
+        }
+        return rounds;
+      });
+      for (const [k, x] of r.entries()) {
+        if (!x.same) throw new Error(`round ${k}: the list after a re-check\n${JSON.stringify(x.incremental)}\ndiffers from one built afresh\n${JSON.stringify(x.s)}`);
+        if (x.pairs === 0 || x.items < x.pairs) throw new Error(`round ${k}: ${x.items} items for ${x.pairs} pairs`);
+      }
+      if (!r.some((x) => x.reused > x.items / 2)) throw new Error(`no re-check kept most of the list's items: ${r.map((x) => `${x.reused}/${x.items}`).join(", ")}`);
+      if (problems.length) throw new Error(problems.join("\n"));
+      console.log(`       6 re-checks, grouped by object: items kept ${r.map((x) => `${x.reused}/${x.items}`).join(", ")}; each list equal to one built afresh`);
+      await page.close();
+    },
+  },
+  {
     name: "the backend line names the WebGPU adapter and its type in words",
     async run(browser) {
       const { page } = await openPage(browser, "/?scene=data/bunny_pair/scene.json");
