@@ -1238,6 +1238,37 @@ impl WebViewer {
         Ok(())
     }
 
+    /// [`review_report`] of a check's `report` (JSON), shown at once as
+    /// [`WebViewer::set_reviewed_report`] shows it, without parsing the reviewed JSON again;
+    /// returns the reviewed report (JSON). The intersection segments stay until
+    /// [`WebViewer::apply_segments`] brings the check's own.
+    pub fn review_and_show(
+        &mut self,
+        report: &str,
+        baseline: &str,
+        rules: &str,
+    ) -> Result<String, JsError> {
+        let report = reviewed(report, baseline, rules)?;
+        let json = to_json(&report)?;
+        let segments = std::mem::take(&mut self.segments);
+        self.take_result(report, segments);
+        Ok(json)
+    }
+
+    /// The intersection segments of the report shown (as [`WebViewer::apply_result`] takes
+    /// them), keeping that report; false (nothing changed) when no report is shown.
+    pub fn apply_segments(&mut self, pair_segments: Vec<f32>, self_segments: Vec<f32>) -> bool {
+        if self.report.is_none() {
+            return false;
+        }
+        self.segments = Segments {
+            pairs: unflatten(&pair_segments),
+            selves: unflatten(&self_segments),
+        };
+        self.lines_dirty = true;
+        true
+    }
+
     fn take_result(&mut self, report: Report, segments: Segments) {
         self.colliding = vec![0.0; self.session.scene.objects.len()];
         for p in &report.pairs {
@@ -1632,6 +1663,11 @@ fn parse_settings(settings: &str) -> Result<CheckOptions, JsError> {
 /// twice).
 #[wasm_bindgen]
 pub fn review_report(report: &str, baseline: &str, rules: &str) -> Result<String, JsError> {
+    to_json(&reviewed(report, baseline, rules)?)
+}
+
+/// [`review_report`]'s review, as a [`Report`].
+fn reviewed(report: &str, baseline: &str, rules: &str) -> Result<Report, JsError> {
     let mut report: Report = serde_json::from_str(report)
         .map_err(|e| JsError::new(&format!("review: the report: {e}")))?;
     let baseline = parse_states(baseline)?;
@@ -1639,7 +1675,7 @@ pub fn review_report(report: &str, baseline: &str, rules: &str) -> Result<String
     crate::review::apply_rules(&mut report, &rules);
     let source = (!baseline.is_empty()).then(|| "the page's review".to_string());
     crate::review::apply_baseline(&mut report, &baseline, source);
-    to_json(&report)
+    Ok(report)
 }
 
 /// Clash states (a JSON array; blank: none) as the page sends them.

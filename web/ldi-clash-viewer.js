@@ -1902,22 +1902,25 @@ export class LdiClashViewer extends HTMLElement {
   }
 
   /** Review a check's raw report JSON: the session's rules, then the statuses of the last
-   * review (wasm `review_report`); the review state follows. Returns the reviewed JSON. */
-  _reviewed(raw) {
+   * review (wasm `review_report`); the review state follows. Returns `{json, report, shown}`:
+   * the reviewed JSON, parsed, and whether the view shows it already (`show`: the view takes
+   * it as the review makes it, `review_and_show`, instead of parsing the JSON again). */
+  _reviewed(raw, show = false) {
     const earlier = this.review();
     const before = JSON.stringify(earlier);
     this._reviewBase = { raw, earlier, gen: this._sceneGen };
     let out;
     try {
-      out = this.wasm.review_report(raw, JSON.stringify(this.review()), JSON.stringify(this._rules ?? {}));
+      const rules = JSON.stringify(this._rules ?? {});
+      out = show ? this.viewer.review_and_show(raw, before, rules) : this.wasm.review_report(raw, before, rules);
     } catch (err) {
       this._error(`Clash review failed (statuses not updated): ${err?.message ?? err}`);
-      return raw;
+      return { json: raw, report: JSON.parse(raw), shown: false };
     }
     const r = JSON.parse(out);
     this._review = new Map(this._statesOf(r).map((c) => [c.id, c]));
     if (JSON.stringify(this.review()) !== before) queueMicrotask(() => this._emit("review", this.review()));
-    return out;
+    return { json: out, report: r, shown: show };
   }
 
   /** Scene files among loaded files bring their `review` section: rules and clash states. */
@@ -2202,7 +2205,6 @@ export class LdiClashViewer extends HTMLElement {
     let listed = false;
     try {
       const settings = this._settings();
-      let result;
       // The page's phases of this check (ms), added to the report's timings_ms (issue 15).
       const page = {};
       let tp = performance.now();
@@ -2293,17 +2295,18 @@ export class LdiClashViewer extends HTMLElement {
       let report;
       if (shown) {
         // Reviewed and listed already: the edges join the tints.
-        result = { report: shown.reviewed };
-        this.viewer.apply_result(result.report, raw.pairs, raw.selves);
+        // (The view holds that report: only the edges go in, unless it was dropped since.)
+        if (!this.viewer.apply_segments(raw.pairs, raw.selves)) this.viewer.apply_result(shown.reviewed, raw.pairs, raw.selves);
         lap("page_apply");
         report = shown.report;
       } else {
-        result = { report: this._reviewed(raw.report) };
+        // (check_cpu hands its result to the view itself; the others are shown as reviewed,
+        // then their edges go in.)
+        const reviewed = this._reviewed(raw.report, !!raw.pairs);
         lap("page_review");
-        // (check_cpu hands its result to the view itself.)
-        if (raw.pairs) this.viewer.apply_result(result.report, raw.pairs, raw.selves);
+        if (raw.pairs && !(reviewed.shown && this.viewer.apply_segments(raw.pairs, raw.selves))) this.viewer.apply_result(reviewed.json, raw.pairs, raw.selves);
         lap("page_apply");
-        report = JSON.parse(result.report);
+        report = reviewed.report;
         lap("page_parse");
       }
       this._report = report;
@@ -2346,11 +2349,10 @@ export class LdiClashViewer extends HTMLElement {
    * segments: reviewed, tinted and listed at once (the old edges stay until the new ones
    * come). `lap(name)` records the page's phases; `t0` is when the check began. */
   _showEarly(raw, lap, t0) {
-    const reviewed = this._reviewed(raw);
+    const { json: reviewed, report, shown } = this._reviewed(raw, true);
     lap("page_review");
-    this.viewer.set_reviewed_report(reviewed);
+    if (!shown) this.viewer.set_reviewed_report(reviewed);
     lap("page_apply");
-    const report = JSON.parse(reviewed);
     lap("page_parse");
     this._report = report;
     this._renderResults();
