@@ -242,6 +242,8 @@ async function pageRun(browser, url, base, backend) {
           const t3 = performance.now();
           const again = await v.check();
           const t4 = performance.now();
+          // (The phases of this re-check, before the settled moves below add checks.)
+          const phasesAgain = lastReal();
           // The answer on screen: the frame after it (a rAF callback runs as the frame is
           // drawn, after the widget's; a task after it, once that frame is done).
           const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
@@ -280,7 +282,7 @@ async function pageRun(browser, url, base, backend) {
             pairsAfter: again.pairs.length,
             moved: last.name,
             phasesFirst,
-            phasesAgain: lastReal(),
+            phasesAgain,
           };
         },
         { base, backend },
