@@ -1213,11 +1213,8 @@ impl WebViewer {
         self_segments: Vec<f32>,
     ) -> Result<(), JsError> {
         let report: Report = serde_json::from_str(report).map_err(js_err)?;
-        let segments = Segments {
-            pairs: unflatten(&pair_segments),
-            selves: unflatten(&self_segments),
-        };
-        self.take_result(report, segments);
+        self.take_result(report, Segments::default());
+        self.apply_segments(pair_segments, self_segments);
         Ok(())
     }
 

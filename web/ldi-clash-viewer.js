@@ -2846,8 +2846,8 @@ export class LdiClashViewer extends HTMLElement {
   _afterMove() {
     this._renderSelected();
     this._holdDraw();
-    this._dirty = true;
-    if (!this._held) this._redraw();
+    if (this._held) this._dirty = true;
+    else this._redraw();
     this._scheduleCheck();
   }
 
