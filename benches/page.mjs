@@ -407,6 +407,7 @@ async function main() {
   const coldRows = [];
   const workerRows = [];
   const drawnRows = [];
+  const loadRows = [];
   let version = "";
   let threads = 0;
   const jobs = SCENES.map((scene) => ({ name: scene, base: `/data/${scene}/`, file: path.join(ROOT, "tests", "data", scene, "scene.json"), gpu: true }));
@@ -439,6 +440,13 @@ async function main() {
         const a = (k) => cpu.phasesAgain[k] ?? 0;
         workerRows.push(
           `| ${job.name} | ${ms(nr.load)} / ${ms(nr.check)} / ${ms(nr.recheck)} | ${ms(f("load_in_worker"))} / ${ms(f("total"))} / ${ms(a("total"))} | ${(f("load_in_worker") / nr.load).toFixed(1)}× / ${(f("total") / nr.check).toFixed(1)}× / ${(a("total") / nr.recheck).toFixed(1)}× | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.load / nr.load).toFixed(1)}× / ${(cpu.first / nr.check).toFixed(1)}× / ${(cpu.recheck / nr.recheck).toFixed(1)}× | ${nr.pairs} / ${nr.pairsAfter} · ${cpu.pairs} / ${cpu.pairsAfter} |`,
+        );
+      }
+      {
+        // The load's phases (the widget's `load_*` timings, in the next report's timings_ms).
+        const l = (k) => cpu.phasesFirst[k] ?? 0;
+        loadRows.push(
+          `| ${job.name} | ${ms(nr.load)} | ${ms(l("load_read"))} | ${ms(l("load_plan"))} | ${ms(l("load_post"))} | ${ms(l("load_view"))} | ${ms(l("load_upload"))} | ${ms(l("load_worker"))} (${ms(l("load_in_worker"))}) | ${ms(l("load"))} | ${ms(cpu.load)} | ${(cpu.load / nr.load).toFixed(1)}× |`,
         );
       }
       for (const [what, t] of [["first", cpu.phasesFirst], ["re-check", cpu.phasesAgain]]) {
@@ -492,6 +500,12 @@ async function main() {
   console.log("| scene | check | engine | segments | annotate | worker other (wasm boundary, report JSON) | transit (to worker + back) | page: review / apply / parse | page: results list / draw | page in all | results listed | round trip |");
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of phaseRows) console.log(r);
+  console.log("");
+  console.log("Where the page's load goes (one thread, no isolation; the widget's load phases in the first check's timings_ms, medians, ms): the files read (STEP and IFC converted), the scene planned against wasm memory, the files posted to the worker, the page's own scene built (its view's meshes), the view drawn (its GPU meshes uploaded), the worker's load from the post to its answer (its own part: files into wasm, parsed, the scene built), the whole load() in the widget and as the bench timed it:");
+  console.log("");
+  console.log("| scene | native load | read | plan | post | page's scene | draw | worker (in the worker) | load in the widget | load() | load() / native |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  for (const r of loadRows) console.log(r);
   console.log("");
   console.log("The check worker against the native check (issue 15 item 2; one thread, no isolation): native in one process (examples/recheck.rs: the scene loaded, a checker's first check, its re-check after the part moved; medians of 5 rounds per process); the worker's own load (`load_in_worker`: the files into its wasm memory, parsed, its scene built), its engine (`timings_ms.total` of the first check and of the re-check); the page's load(), first check() and re-check after setTransform(), as in the first table; medians, ms:");
   console.log("");

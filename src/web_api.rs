@@ -1300,6 +1300,14 @@ impl WebViewer {
             .map_or(Vec::new(), |(p, _)| vec![p.x, p.y])
     }
 
+    /// Upload what the next frame draws (the meshes after a load) without drawing it: a
+    /// load's meshes go to the GPU at once, its first frame can wait for its first check.
+    pub fn upload(&mut self) {
+        if self.geometry_dirty {
+            self.upload_geometry();
+        }
+    }
+
     /// Draw a frame. Returns an error when drawing failed (the device was lost, say).
     pub fn render(&mut self) -> Result<(), JsError> {
         if self.geometry_dirty {

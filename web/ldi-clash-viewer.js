@@ -1051,8 +1051,10 @@ export class LdiClashViewer extends HTMLElement {
       this._phase("parse", { state: "end", ms: parseMs, triangles: limited.triangles, bytes: await this._memory() });
       const t1 = performance.now();
       this._phase("upload", { state: "start" });
+      // The meshes go to the GPU now; the first frame is drawn below (with the first
+      // check's answer, when that comes soon).
       try {
-        this.viewer.render();
+        this.viewer.upload();
       } catch (err) {
         this._error(`Drawing failed: ${err?.message ?? err}`);
       }
@@ -1072,6 +1074,9 @@ export class LdiClashViewer extends HTMLElement {
     this._refreshLists();
     this._updateEmpty();
     this._redraw();
+    // The loaded scene's first frame waits for its first check (`HOLD_DRAW_MS` at most), so
+    // that the parts appear with their clashes, and the check does not wait behind that frame.
+    if (outcome.added.length) this._holdDraw(true);
     this._emit("load", outcome);
     if (outcome.added.length) {
       this._firstCheck = true;
@@ -2852,12 +2857,13 @@ export class LdiClashViewer extends HTMLElement {
   }
 
   /** Hold the view's next frame for the check a move starts (`HOLD_DRAW_MS`), when that
-   * check goes to the CPU worker and its answer is expected soon. A hold that is on keeps
+   * check goes to the CPU worker and its answer is expected soon — or a load starts
+   * (`load`: the loaded parts' first frame, whatever the last answer took). A hold that is on keeps
    * its deadline (a drag draws at least every `HOLD_DRAW_MS`); any other redraw — the
    * check's results, its end, the camera — ends it. */
-  _holdDraw() {
+  _holdDraw(load = false) {
     if (this._held) return;
-    const soon = this._answerMs !== undefined && this._answerMs < HOLD_WHEN_ANSWER_MS;
+    const soon = load || (this._answerMs !== undefined && this._answerMs < HOLD_WHEN_ANSWER_MS);
     if (!soon || !this._collide || this._animating || this._local || this._useGpu() || !this.isConnected) return;
     this._held = setTimeout(() => this._redraw(), HOLD_DRAW_MS);
   }

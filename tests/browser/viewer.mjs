@@ -586,6 +586,72 @@ const webgpuTests = [
     },
   },
   {
+    name: "a load's first frame comes with its first check's answer; its meshes are uploaded at once; a slow check holds it 50 ms at most, no check not at all",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=cpu");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        await v.check();
+        const renders = [];
+        const render = v.viewer.render.bind(v.viewer);
+        v.viewer.render = () => {
+          renders.push(performance.now());
+          return render();
+        };
+        const results = [];
+        v.addEventListener("phase", (e) => {
+          if (e.detail.state === "results") results.push(performance.now());
+        });
+        const uploads = [];
+        v.addEventListener("phase", (e) => {
+          if (e.detail.phase === "upload" && e.detail.state === "end") uploads.push(e.detail.bytes);
+        });
+        const { fetchAll } = await import("/ldi-clash-viewer.js");
+        const files = await fetchAll(["data/bunny_pair/scene.json"]);
+        const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+        const since = (xs, t) => xs.filter((x) => x >= t).map((x) => x - t);
+        const load = async (check = true) => {
+          await v.clear();
+          await frame();
+          const t = performance.now();
+          await v.load(files);
+          if (check) await v.check();
+          await frame();
+          await frame();
+          return { renders: since(renders, t), results: since(results, t) };
+        };
+        const quick = await load();
+        // A slow first check: the worker's reply delayed by 400 ms.
+        const check = v.checker.check.bind(v.checker);
+        v.checker.check = async (...args) => {
+          await new Promise((res) => setTimeout(res, 400));
+          return check(...args);
+        };
+        const slow = await load();
+        v.checker.check = check;
+        v.shadowRoot.querySelector('input[name="collide"]').click();
+        await frame();
+        const off = await load(false);
+        return { quick, slow, off, uploads };
+      });
+      const j = JSON.stringify;
+      // The GPU meshes of each load were uploaded as it ended (before any frame).
+      if (r.uploads.length !== 3 || !r.uploads.every((b) => b > 10_000)) throw new Error(`upload phases' bytes: ${j(r.uploads)}`);
+      if (r.quick.results.length !== 1 || r.quick.renders.length < 1 || r.quick.renders[0] < r.quick.results[0]) {
+        throw new Error(`quick first check: frames at ${j(r.quick.renders)} ms, results at ${j(r.quick.results)} ms (none before the results)`);
+      }
+      const [first] = r.slow.renders;
+      if (!(first >= 45 && r.slow.results.length === 1 && first < r.slow.results[0] && r.slow.renders.some((x) => x >= r.slow.results[0]))) {
+        throw new Error(`slow first check: frames at ${j(r.slow.renders)} ms, results at ${j(r.slow.results)} ms`);
+      }
+      if (r.off.results.length !== 0 || r.off.renders.length !== 1) throw new Error(`checks off: frames at ${j(r.off.renders)} ms, results ${j(r.off.results)}`);
+      if (problems.length) throw new Error(problems.join("\n"));
+      const f = (x) => x.toFixed(1);
+      console.log(`       quick: results ${f(r.quick.results[0])}, first frame ${f(r.quick.renders[0])} ms; slow: drawn at ${f(first)}, results ${f(r.slow.results[0])} ms; checks off: frame at ${f(r.off.renders[0])} ms`);
+      await page.close();
+    },
+  },
+  {
     name: "the selected object's x/y/z follow its moves (setTransform, arrow keys); object(i) is objects()[i]",
     async run(browser) {
       const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=cpu");
