@@ -6,7 +6,8 @@
 //     for each backend (`cpu`: the wasm SIMD worker, on one thread as served without
 //     cross-origin isolation, and on its threads (min(cores, 16)) where the page is served with
 //     the COOP/COEP headers: README "Threads"; `webgpu`: WebGPU, which is SwiftShader here):
-//     load (files handed to the widget until it has placed them), first check, and a re-check
+//     load (files handed to the widget until it has placed them), first check (and the frame
+//     after it: the loaded parts with their clashes on screen), and a re-check
 //     after one part moved (a rigid move of 1% of its size), until check() resolves and until
 //     the frame after it is drawn (the moved part with its clashes on screen), and the same
 //     for eight more moves once the page has settled (a planner moving a part);
@@ -231,6 +232,12 @@ async function pageRun(browser, url, base, backend) {
           const first = await v.check();
           const t2 = performance.now();
           const phasesFirst = lastReal();
+          // The loaded scene on screen with its clashes: the frame after the first check (a
+          // rAF callback runs as the frame is drawn, after the widget's; a task after it,
+          // once that frame is done).
+          const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+          await frame();
+          const t2d = performance.now();
           const objects = JSON.parse(v.viewer.objects());
           const last = objects[objects.length - 1];
           // Its placement as the page holds it, in the page's scene unit (a scene file in
@@ -244,9 +251,7 @@ async function pageRun(browser, url, base, backend) {
           const t4 = performance.now();
           // (The phases of this re-check, before the settled moves below add checks.)
           const phasesAgain = lastReal();
-          // The answer on screen: the frame after it (a rAF callback runs as the frame is
-          // drawn, after the widget's; a task after it, once that frame is done).
-          const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+          // The answer on screen: the frame after it.
           await frame();
           const t5 = performance.now();
           // A planner's moves in a settled page: eight more, back and forth, each 200 ms
@@ -270,6 +275,8 @@ async function pageRun(browser, url, base, backend) {
           return {
             load: t1 - t0,
             first: t2 - t1,
+            loadAnswer: t2 - t0,
+            loadDrawn: t2d - t0,
             recheck: t4 - t3,
             recheckDrawn: t5 - t3,
             movesAnswer: mid(moves.answer),
@@ -297,6 +304,8 @@ async function pageRun(browser, url, base, backend) {
   return {
     load: pick("load"),
     first: pick("first"),
+    loadAnswer: pick("loadAnswer"),
+    loadDrawn: pick("loadDrawn"),
     recheck: pick("recheck"),
     recheckDrawn: pick("recheckDrawn"),
     movesAnswer: pick("movesAnswer"),
@@ -432,7 +441,7 @@ async function main() {
         `| ${job.name} | ${n.triangles} | ${ms(n.check)} (load ${ms(n.load)}) | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.first / n.check).toFixed(1)}× | ${ms(par.load)} / ${ms(par.first)} / ${ms(par.recheck)} | ${(cpu.first / par.first).toFixed(2)}× | ${(par.first / n.check).toFixed(1)}× | ${shown(cpu.firstResults)} / ${shown(cpu.recheckResults)} · ${shown(par.firstResults)} / ${shown(par.recheckResults)} | ${ratio(cpu.firstResults)} / ${ratio(par.firstResults)} | ${gpuCell} | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(par.first / threeFirst).toFixed(2)}× | ${(par.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${cpu.pairs} / ${par.pairs} / ${n.pairs} / ${three.hits} |`,
       );
       drawnRows.push(
-        `| ${job.name} | ${b === blind ? "no" : "yes"} | ${ms(cpu.recheck)} / ${ms(cpu.recheckDrawn)} | ${ms(cpu.movesAnswer)} / ${ms(cpu.movesDrawn)} | ${ms(par.recheck)} / ${ms(par.recheckDrawn)} | ${ms(par.movesAnswer)} / ${ms(par.movesDrawn)} |`,
+        `| ${job.name} | ${b === blind ? "no" : "yes"} | ${ms(cpu.loadAnswer)} / ${ms(cpu.loadDrawn)} | ${ms(cpu.recheck)} / ${ms(cpu.recheckDrawn)} | ${ms(cpu.movesAnswer)} / ${ms(cpu.movesDrawn)} | ${ms(par.recheck)} / ${ms(par.recheckDrawn)} | ${ms(par.movesAnswer)} / ${ms(par.movesDrawn)} |`,
       );
       if (nr.moved !== cpu.moved) throw new Error(`${job.name}: the native re-check moved ${nr.moved}, the page ${cpu.moved}`);
       {
@@ -489,10 +498,10 @@ async function main() {
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) console.log(r);
   console.log("");
-  console.log("A move on screen: from setTransform() to its re-check's answer (check() resolved) and to the frame after it drawn (the moved part with its clashes on screen), CPU worker: the re-check above (right after the load's check) and a planner's moves in a settled page (eight, back and forth, 200 ms apart; their median); medians of the runs, ms:");
+  console.log("A load and a move on screen, CPU worker: from load() to its first check's answer (check() resolved) and to the frame after it drawn (the loaded parts with their clashes on screen); from setTransform() to its re-check's answer and to the frame after it (the moved part with its clashes): the re-check above (right after the load's check and its frame) and a planner's moves in a settled page (eight, back and forth, 200 ms apart; their median); medians of the runs, ms:");
   console.log("");
-  console.log(`| scene | 3D view | 1 thread, after the load: answer / drawn | 1 thread, settled: answer / drawn | ${threads} threads (isolated), after the load: answer / drawn | ${threads} threads, settled: answer / drawn |`);
-  console.log("|---|---|---|---|---|---|");
+  console.log(`| scene | 3D view | 1 thread, load: answer / drawn | 1 thread, after the load: answer / drawn | 1 thread, settled: answer / drawn | ${threads} threads (isolated), after the load: answer / drawn | ${threads} threads, settled: answer / drawn |`);
+  console.log("|---|---|---|---|---|---|---|");
   for (const r of drawnRows) console.log(r);
   console.log("");
   console.log("Where the page CPU worker's check goes (one thread, no isolation; report timings_ms, medians, ms; the check load() or setTransform() started, which check() shared):");
