@@ -2578,7 +2578,13 @@ export class LdiClashViewer extends HTMLElement {
       const inside = selectedGroup === node.path || selectedGroup.startsWith(`${node.path}/`);
       const open = this._collapsed.get(node.path);
       details.open = inside || (open ?? objects.length <= OPEN_GROUPS_UP_TO);
-      details.ontoggle = () => this._collapsed.set(node.path, details.open);
+      const ul = document.createElement("ul");
+      // A closed group's rows are built when it is first opened (a hall of hundreds of parts
+      // in closed groups lists its groups, not every part, on each load and selection).
+      details.ontoggle = () => {
+        this._collapsed.set(node.path, details.open);
+        if (details.open && !ul.firstChild) fill(ul, node);
+      };
       const summary = document.createElement("summary");
       summary.innerHTML = `<input type="checkbox" title="show or hide the whole group"><span class="gname"></span><span class="count muted num"></span>`;
       summary.querySelector(".gname").textContent = name;
@@ -2594,8 +2600,7 @@ export class LdiClashViewer extends HTMLElement {
         this._refreshLists();
         this._redraw();
       };
-      const ul = document.createElement("ul");
-      fill(ul, node);
+      if (details.open) fill(ul, node);
       details.append(summary, ul);
       li.append(details);
       return li;

@@ -652,6 +652,57 @@ const webgpuTests = [
     },
   },
   {
+    name: "over 60 objects their groups start closed, and a closed group's rows are built when it is opened or holds the selection",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?backend=cpu");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        await v.ready;
+        const { fetchAll } = await import("/ldi-clash-viewer.js");
+        const [, bunny] = await fetchAll(["data/bunny_pair/scene.json"]);
+        // 70 bunnies in 7 groups of 10, one unit apart (the bunny is about 0.15 wide).
+        const objects = [];
+        for (let g = 0; g < 7; g++) {
+          for (let k = 0; k < 10; k++) objects.push({ name: `b${g}_${k}`, group: `hall/g${g}`, file: "meshes/bunny.obj", world_from_object: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, k, g, 0, 1] });
+        }
+        await v.clear();
+        await v.load([{ name: "many.json", bytes: JSON.stringify({ objects }) }, bunny]);
+        await v.check();
+        const root = v.shadowRoot;
+        const list = root.querySelector('[data-out="objects"]');
+        const rows = (g) => list.querySelectorAll(`li.group[data-group="hall/${g}"] li.item`).length;
+        const closed = () => [...list.querySelectorAll("li.group > details")].filter((d) => !d.open).map((d) => d.parentNode.dataset.group);
+        const before = { items: list.querySelectorAll("li.item").length, closed: closed() };
+        const open = async (group) => {
+          const details = list.querySelector(`li.group[data-group="${group}"] > details`);
+          details.open = true;
+          await new Promise((res) => details.addEventListener("toggle", res, { once: true }));
+        };
+        // Opened by the planner: its groups (closed), then one of them: its ten rows, named as
+        // the objects are.
+        await open("hall");
+        before.inside = { items: list.querySelectorAll("li.item").length, closed: closed() };
+        await open("hall/g3");
+        const opened = { rows: rows("g3"), names: [...list.querySelectorAll('li.group[data-group="hall/g3"] li.item')].map((li) => li.dataset.name) };
+        // Selecting an object in a closed group opens it with its rows, the selected one marked.
+        v.viewer.select(JSON.parse(v.viewer.objects()).findIndex((o) => o.name === "b5_7"));
+        v._refreshLists();
+        const selected = { rows: rows("g5"), sel: list.querySelector("li.item.sel")?.dataset.name, g3: rows("g3"), g1: rows("g1") };
+        return { before, opened, selected };
+      });
+      const j = JSON.stringify;
+      const seven = Array.from({ length: 7 }, (_, g) => `hall/g${g}`);
+      if (r.before.items !== 0 || j(r.before.closed) !== j(["hall"]) || r.before.inside.items !== 0 || j(r.before.inside.closed) !== j(seven)) {
+        throw new Error(`before opening: ${j(r.before)} (want no rows, one closed group, then its seven closed groups)`);
+      }
+      const want = Array.from({ length: 10 }, (_, k) => `b3_${k}`);
+      if (r.opened.rows !== 10 || j(r.opened.names) !== j(want)) throw new Error(`opened: ${j(r.opened)}`);
+      if (r.selected.rows !== 10 || r.selected.sel !== "b5_7" || r.selected.g1 !== 0) throw new Error(`selected: ${j(r.selected)}`);
+      if (problems.length) throw new Error(problems.join("\n"));
+      await page.close();
+    },
+  },
+  {
     name: "the selected object's x/y/z follow its moves (setTransform, arrow keys); object(i) is objects()[i]",
     async run(browser) {
       const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=cpu");
