@@ -851,6 +851,11 @@ impl WebViewer {
         self.lines_dirty = true;
     }
 
+    /// How many objects there are (`objects()`'s length, without its JSON).
+    pub fn object_count(&self) -> u32 {
+        self.session.scene.objects.len() as u32
+    }
+
     /// Objects as JSON: `[{name, group, id, kind, triangles, closed, units, source_units,
     /// translation, min, max, colour, hidden}]` (`group`: the path in the scene's tree or
     /// `null`; `id`, `kind`: the source model's identifier and class (IFC GlobalId and class);

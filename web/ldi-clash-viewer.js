@@ -1428,7 +1428,7 @@ export class LdiClashViewer extends HTMLElement {
     this._refreshLists();
     this._renderResults();
     this._redraw();
-    if (JSON.parse(this.viewer.objects()).length) this._scheduleCheck();
+    if (this.viewer.object_count()) this._scheduleCheck();
   }
 
   /** The scene unit's symbol ("mm"), or "" when files keep their own numbers. */
@@ -2503,7 +2503,7 @@ export class LdiClashViewer extends HTMLElement {
   }
 
   _updateEmpty() {
-    this.$(".empty").classList.toggle("on", !!this.viewer && JSON.parse(this.viewer.objects()).length === 0);
+    this.$(".empty").classList.toggle("on", !!this.viewer && this.viewer.object_count() === 0);
   }
 
   _error(message, file) {
