@@ -1053,11 +1053,7 @@ export class LdiClashViewer extends HTMLElement {
       this._phase("upload", { state: "start" });
       // The meshes go to the GPU now; the first frame is drawn below (with the first
       // check's answer, when that comes soon).
-      try {
-        this.viewer.upload();
-      } catch (err) {
-        this._error(`Drawing failed: ${err?.message ?? err}`);
-      }
+      this.viewer.upload();
       lt.load_upload = performance.now() - t1;
       this._phase("upload", { state: "end", ms: lt.load_upload, bytes: this.viewer.gpu_mesh_bytes() });
       await workerLoad;
