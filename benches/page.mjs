@@ -510,9 +510,9 @@ async function main() {
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of phaseRows) console.log(r);
   console.log("");
-  console.log("Where the page's load goes (one thread, no isolation; the widget's load phases in the first check's timings_ms, medians, ms): the files read (STEP and IFC converted), the scene planned against wasm memory, the files posted to the worker, the page's own scene built (its view's meshes), the view drawn (its GPU meshes uploaded), the worker's load from the post to its answer (its own part: files into wasm, parsed, the scene built), the whole load() in the widget and as the bench timed it:");
+  console.log("Where the page's load goes (one thread, no isolation; the widget's load phases in the first check's timings_ms, medians, ms): the files read (STEP and IFC converted), the scene planned against wasm memory, the files posted to the worker, the page's own scene built (its view's meshes), its GPU meshes uploaded (and the scene drawn, before 0e78b14), the worker's load from the post to its answer (its own part: files into wasm, parsed, the scene built), the whole load() in the widget and as the bench timed it:");
   console.log("");
-  console.log("| scene | native load | read | plan | post | page's scene | draw | worker (in the worker) | load in the widget | load() | load() / native |");
+  console.log("| scene | native load | read | plan | post | page's scene | upload | worker (in the worker) | load in the widget | load() | load() / native |");
   console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of loadRows) console.log(r);
   console.log("");
