@@ -1069,10 +1069,11 @@ export class LdiClashViewer extends HTMLElement {
     this._notes();
     this._refreshLists();
     this._updateEmpty();
-    this._redraw();
     // The loaded scene's first frame waits for its first check (`HOLD_DRAW_MS` at most), so
     // that the parts appear with their clashes, and the check does not wait behind that frame.
     if (outcome.added.length) this._holdDraw(true);
+    if (this._held) this._dirty = true;
+    else this._redraw();
     this._emit("load", outcome);
     if (outcome.added.length) {
       this._firstCheck = true;

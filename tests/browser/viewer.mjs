@@ -124,6 +124,39 @@ async function openPage(browser, url) {
   return { page, problems };
 }
 
+/** In the page, once its widget has checked: `window.frameLog` records the view's frames
+ * (`render()` calls) and the checks' results by time, with `frame()` (the next frame drawn),
+ * `since(times, t)` and `slowChecks(ms)` (the worker's replies delayed; returns the undo). */
+async function logFrames(page) {
+  await page.evaluate(() => {
+    const v = document.querySelector("ldi-clash-viewer");
+    const renders = [];
+    const render = v.viewer.render.bind(v.viewer);
+    v.viewer.render = () => {
+      renders.push(performance.now());
+      return render();
+    };
+    const results = [];
+    v.addEventListener("phase", (e) => {
+      if (e.detail.state === "results") results.push(performance.now());
+    });
+    window.frameLog = {
+      renders,
+      results,
+      frame: () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0))),
+      since: (xs, t) => xs.filter((x) => x >= t).map((x) => x - t),
+      slowChecks(ms) {
+        const check = v.checker.check.bind(v.checker);
+        v.checker.check = async (...args) => {
+          await new Promise((res) => setTimeout(res, ms));
+          return check(...args);
+        };
+        return () => (v.checker.check = check);
+      },
+    };
+  });
+}
+
 /** In the page: fetch a shared scene (scene.json + meshes) as {name, bytes} objects. */
 async function fetchScene(page, scene) {
   return page.evaluate(async (scene) => {
@@ -522,22 +555,12 @@ const webgpuTests = [
     name: "a move is drawn with its check's answer, not before it; a slow answer holds the frame 50 ms at most, no check not at all",
     async run(browser) {
       const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=cpu");
+      await page.evaluate(() => document.querySelector("ldi-clash-viewer").check());
+      await logFrames(page);
       const r = await page.evaluate(async () => {
         const v = document.querySelector("ldi-clash-viewer");
-        await v.check();
         // The view's frames and the checks' results, by time.
-        const renders = [];
-        const render = v.viewer.render.bind(v.viewer);
-        v.viewer.render = () => {
-          renders.push(performance.now());
-          return render();
-        };
-        const results = [];
-        v.addEventListener("phase", (e) => {
-          if (e.detail.state === "results") results.push(performance.now());
-        });
-        const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
-        const since = (xs, t) => xs.filter((x) => x >= t).map((x) => x - t);
+        const { renders, results, frame, since } = window.frameLog;
         const m = Array.from(v.viewer.transform("bunny_b"));
         const move = async (check = true) => {
           m[13] += 0.001;
@@ -552,13 +575,9 @@ const webgpuTests = [
         const answerMs = v._answerMs;
         const quick = await move();
         // A slow answer: the worker's reply delayed by 400 ms.
-        const check = v.checker.check.bind(v.checker);
-        v.checker.check = async (...args) => {
-          await new Promise((res) => setTimeout(res, 400));
-          return check(...args);
-        };
+        const undo = window.frameLog.slowChecks(400);
         const slow = await move();
-        v.checker.check = check;
+        undo();
         // Collision detection off: no check, the move is drawn at once.
         v.shadowRoot.querySelector('input[name="collide"]').click();
         await frame();
@@ -589,27 +608,17 @@ const webgpuTests = [
     name: "a load's first frame comes with its first check's answer; its meshes are uploaded at once; a slow check holds it 50 ms at most, no check not at all",
     async run(browser) {
       const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=cpu");
+      await page.evaluate(() => document.querySelector("ldi-clash-viewer").check());
+      await logFrames(page);
       const r = await page.evaluate(async () => {
         const v = document.querySelector("ldi-clash-viewer");
-        await v.check();
-        const renders = [];
-        const render = v.viewer.render.bind(v.viewer);
-        v.viewer.render = () => {
-          renders.push(performance.now());
-          return render();
-        };
-        const results = [];
-        v.addEventListener("phase", (e) => {
-          if (e.detail.state === "results") results.push(performance.now());
-        });
+        const { renders, results, frame, since } = window.frameLog;
         const uploads = [];
         v.addEventListener("phase", (e) => {
           if (e.detail.phase === "upload" && e.detail.state === "end") uploads.push(e.detail.bytes);
         });
         const { fetchAll } = await import("/ldi-clash-viewer.js");
         const files = await fetchAll(["data/bunny_pair/scene.json"]);
-        const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
-        const since = (xs, t) => xs.filter((x) => x >= t).map((x) => x - t);
         const load = async (check = true) => {
           await v.clear();
           await frame();
@@ -622,13 +631,9 @@ const webgpuTests = [
         };
         const quick = await load();
         // A slow first check: the worker's reply delayed by 400 ms.
-        const check = v.checker.check.bind(v.checker);
-        v.checker.check = async (...args) => {
-          await new Promise((res) => setTimeout(res, 400));
-          return check(...args);
-        };
+        const undo = window.frameLog.slowChecks(400);
         const slow = await load();
-        v.checker.check = check;
+        undo();
         v.shadowRoot.querySelector('input[name="collide"]').click();
         await frame();
         const off = await load(false);
