@@ -32,7 +32,7 @@
 use glam::DVec3;
 
 use super::options::CheckError;
-use crate::ldi::snap::{floor, max3, min3};
+use crate::ldi::snap::{floor, max2, max3, min2, min3};
 use crate::ldi::{Axis, LdiView};
 use crate::raster::{rasterize, RasterObject};
 use crate::scene::Object;
@@ -184,8 +184,8 @@ impl CoarseMap {
             let slots = &mut open[c as usize];
             for s in slots.iter_mut() {
                 if z0 <= s[1] && s[0] <= z1 {
-                    s[0] = s[0].min(z0);
-                    s[1] = s[1].max(z1);
+                    s[0] = min2(s[0], z0);
+                    s[1] = max2(s[1], z1);
                     return;
                 }
             }
@@ -321,7 +321,7 @@ impl CoarseMap {
                     } else if old > 0 && count <= 0 {
                         let z0 = view.near + f64::from(start) * view.depth_extent - slack;
                         let z1 = view.near + f64::from(f.depth) * view.depth_extent + slack;
-                        let (z0, z1) = (z0.max(zclip0), z1.min(zclip1));
+                        let (z0, z1) = (max2(z0, zclip0), min2(z1, zclip1));
                         if z0 <= z1 {
                             push(c, f32_bound(z0, false), f32_bound(z1, true));
                         }
@@ -362,7 +362,7 @@ impl CoarseMap {
             let mut cur: Option<[f32; 2]> = None;
             for s in run.iter() {
                 cur = match cur {
-                    Some(c) if s[0] <= c[1] => Some([c[0], c[1].max(s[1])]),
+                    Some(c) if s[0] <= c[1] => Some([c[0], max2(c[1], s[1])]),
                     Some(c) => {
                         spans.push(c);
                         Some(*s)
@@ -437,7 +437,7 @@ impl CoarseMap {
                 let mut cur: Option<[f32; 2]> = None;
                 for s in &run {
                     cur = match cur {
-                        Some(c) if s[0] <= c[1] => Some([c[0], c[1].max(s[1])]),
+                        Some(c) if s[0] <= c[1] => Some([c[0], max2(c[1], s[1])]),
                         Some(c) => {
                             spans.push(c);
                             Some(*s)
@@ -513,18 +513,18 @@ impl Bands {
     #[inline]
     fn extent(&self, ya: f64, yb: f64) -> Option<(f64, f64, f64, f64)> {
         let (a, b, c) = (self.a, self.b, self.c);
-        let lo = ya.max(a.y);
-        let hi = yb.min(c.y);
+        let lo = max2(ya, a.y);
+        let hi = min2(yb, c.y);
         if lo > hi {
             return None;
         }
         if self.inv[0] == 0.0 {
             // Flat in y: the whole triangle.
             return Some((
-                a.x.min(b.x).min(c.x),
-                a.x.max(b.x).max(c.x),
-                a.z.min(b.z).min(c.z),
-                a.z.max(b.z).max(c.z),
+                min3(a.x, b.x, c.x),
+                max3(a.x, b.x, c.x),
+                min3(a.z, b.z, c.z),
+                max3(a.z, b.z, c.z),
             ));
         }
         let at = |p: DVec3, q: DVec3, inv: f64, y: f64| -> (f64, f64) {
@@ -546,7 +546,12 @@ impl Bands {
         ];
         let mut ext = (pts[0].0, pts[0].0, pts[0].1, pts[0].1);
         let mut add = |(x, z): (f64, f64)| {
-            ext = (ext.0.min(x), ext.1.max(x), ext.2.min(z), ext.3.max(z));
+            ext = (
+                min2(ext.0, x),
+                max2(ext.1, x),
+                min2(ext.2, z),
+                max2(ext.3, z),
+            );
         };
         for p in &pts[1..] {
             add(*p);
@@ -577,8 +582,8 @@ pub fn meeting_cells(a: &CoarseMap, b: &CoarseMap) -> Vec<MeetingCell> {
             let sc = coarse.spans_at(ix >> shift, iy >> shift);
             let (mut i, mut j) = (0, 0);
             while i < sf.len() && j < sc.len() {
-                let lo = sf[i][0].max(sc[j][0]);
-                let hi = sf[i][1].min(sc[j][1]);
+                let lo = max2(sf[i][0], sc[j][0]);
+                let hi = min2(sf[i][1], sc[j][1]);
                 if lo <= hi {
                     let h = fine.h;
                     cells.push(MeetingCell {
@@ -651,7 +656,7 @@ pub fn blocks_for(
                 let k = (by * gw + bx) as usize;
                 mask[k] = true;
                 if let Some(d) = axis {
-                    ranges[k] = [ranges[k][0].min(c.min[d]), ranges[k][1].max(c.max[d])];
+                    ranges[k] = [min2(ranges[k][0], c.min[d]), max2(ranges[k][1], c.max[d])];
                 }
             }
         }

@@ -17,6 +17,7 @@ use super::bands::map_bands;
 use super::separation::{merged, OverlapUnion};
 use super::surface::{self, PairContacts};
 use super::volume::{self, coverage, PairVolume};
+use crate::ldi::snap::{max2, min2};
 use crate::ldi::{Fragment, Ldi, LdiView};
 
 /// What one pass over a pair's LDI found.
@@ -136,9 +137,9 @@ fn contacts(
             if f.object() + g.object() != 1 {
                 continue; // the same object, or another pair's
             }
-            least = least.min(gap);
-            near = near.min(f.depth);
-            far = far.max(g.depth);
+            least = min2(least, gap);
+            near = min2(near, f.depth);
+            far = max2(far, g.depth);
         }
     }
     if near <= far {
@@ -158,7 +159,7 @@ fn push_part(parts: &mut Vec<[f32; 2]>, [l, u]: [f32; 2]) {
     if let Some(last) = parts.last_mut() {
         let zero = l == 0.0 || u == 0.0 || last[0] == 0.0 || last[1] == 0.0;
         if l < last[1] && last[0] < u && !zero {
-            *last = [last[0].min(l), last[1].max(u)];
+            *last = [min2(last[0], l), max2(last[1], u)];
             return;
         }
     }
@@ -205,9 +206,12 @@ fn inside(
                 let len = f.depth - s;
                 if len > 0.0 {
                     pixel = Some(match pixel {
-                        Some((total, deepest, z0, z1)) => {
-                            (total + len, deepest.max(len), z0.min(s), z1.max(f.depth))
-                        }
+                        Some((total, deepest, z0, z1)) => (
+                            total + len,
+                            max2(deepest, len),
+                            min2(z0, s),
+                            max2(z1, f.depth),
+                        ),
                         None => (len, len, s, f.depth),
                     });
                 }

@@ -30,6 +30,7 @@
 //! two unions (`check::jobs`, `RegionJob::rest`).
 
 use super::bands::map_bands;
+use crate::ldi::snap::max2;
 use crate::ldi::{Ldi, LdiView};
 
 /// How far object `b` must move along the view direction, and against it, to leave `a`.
@@ -118,7 +119,7 @@ pub(super) fn merged(v: Vec<[f32; 2]>) -> Vec<[f32; 2]> {
     for k in keys {
         let (l, u) = (from_order_key((k >> 32) as u32), f32::from_bits(k as u32));
         match out.last_mut() {
-            Some(last) if l < last[1] => last[1] = last[1].max(u),
+            Some(last) if l < last[1] => last[1] = max2(last[1], u),
             _ => out.push([l, u]),
         }
     }

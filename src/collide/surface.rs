@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 
 use super::bands::map_bands;
 use super::volume::{ordered, world_box};
+use crate::ldi::snap::{max2, min2};
 use crate::ldi::{Ldi, LdiView, Region};
 
 /// Contacts of one pair in one LDI.
@@ -61,22 +62,26 @@ impl Acc {
     #[inline]
     pub(super) fn add(&mut self, (x, y): (u32, u32), gap: f32, f: f32, g: f32) {
         let (x, y) = (x as f32, y as f32);
-        self.gap = self.gap.min(gap);
-        self.lo = [self.lo[0].min(x), self.lo[1].min(y), self.lo[2].min(f)];
+        self.gap = min2(self.gap, gap);
+        self.lo = [
+            min2(self.lo[0], x),
+            min2(self.lo[1], y),
+            min2(self.lo[2], f),
+        ];
         self.hi = [
-            self.hi[0].max(x + 1.0),
-            self.hi[1].max(y + 1.0),
-            self.hi[2].max(g),
+            max2(self.hi[0], x + 1.0),
+            max2(self.hi[1], y + 1.0),
+            max2(self.hi[2], g),
         ];
     }
 
     /// The contacts over both pixel sets.
     pub(super) fn merge(&mut self, v: Self) {
         self.mask.extend(v.mask);
-        self.gap = self.gap.min(v.gap);
+        self.gap = min2(self.gap, v.gap);
         for i in 0..3 {
-            self.lo[i] = self.lo[i].min(v.lo[i]);
-            self.hi[i] = self.hi[i].max(v.hi[i]);
+            self.lo[i] = min2(self.lo[i], v.lo[i]);
+            self.hi[i] = max2(self.hi[i], v.hi[i]);
         }
     }
 

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use glam::DVec3;
 
 use super::bands::map_bands;
+use crate::ldi::snap::{max2, min2};
 use crate::ldi::{Ldi, LdiView, Region};
 
 /// The intersection of two objects as seen by one LDI.
@@ -67,24 +68,28 @@ impl Acc {
         let (total, deepest, z0, z1) = run;
         let (x, y) = (x as f32, y as f32);
         self.length += f64::from(total) * share;
-        self.depth = self.depth.max(deepest);
+        self.depth = max2(self.depth, deepest);
         self.pixels += 1;
-        self.lo = [self.lo[0].min(x), self.lo[1].min(y), self.lo[2].min(z0)];
+        self.lo = [
+            min2(self.lo[0], x),
+            min2(self.lo[1], y),
+            min2(self.lo[2], z0),
+        ];
         self.hi = [
-            self.hi[0].max(x + 1.0),
-            self.hi[1].max(y + 1.0),
-            self.hi[2].max(z1),
+            max2(self.hi[0], x + 1.0),
+            max2(self.hi[1], y + 1.0),
+            max2(self.hi[2], z1),
         ];
     }
 
     /// The sums over both pixel sets.
     pub(super) fn merge(&mut self, v: &Self) {
         self.length += v.length;
-        self.depth = self.depth.max(v.depth);
+        self.depth = max2(self.depth, v.depth);
         self.pixels += v.pixels;
         for i in 0..3 {
-            self.lo[i] = self.lo[i].min(v.lo[i]);
-            self.hi[i] = self.hi[i].max(v.hi[i]);
+            self.lo[i] = min2(self.lo[i], v.lo[i]);
+            self.hi[i] = max2(self.hi[i], v.hi[i]);
         }
     }
 
@@ -111,8 +116,8 @@ pub fn volume_overlaps(ldi: &Ldi, view: &LdiView) -> Vec<PairVolume> {
 #[inline]
 pub fn coverage(x: u32, y: u32, outline: [f64; 4]) -> f64 {
     let (x, y) = (f64::from(x), f64::from(y));
-    let w = ((x + 1.0).min(outline[2]) - x.max(outline[0])).clamp(0.0, 1.0);
-    let h = ((y + 1.0).min(outline[3]) - y.max(outline[1])).clamp(0.0, 1.0);
+    let w = (min2(x + 1.0, outline[2]) - max2(x, outline[0])).clamp(0.0, 1.0);
+    let h = (min2(y + 1.0, outline[3]) - max2(y, outline[1])).clamp(0.0, 1.0);
     w * h
 }
 
@@ -172,9 +177,9 @@ pub fn volume_overlaps_within(
                                     match pixel_acc.iter_mut().find(|e| e.0 == key) {
                                         Some(e) => {
                                             e.1 += len;
-                                            e.2 = e.2.max(len);
-                                            e.3 = e.3.min(start);
-                                            e.4 = e.4.max(f.depth);
+                                            e.2 = max2(e.2, len);
+                                            e.3 = min2(e.3, start);
+                                            e.4 = max2(e.4, f.depth);
                                         }
                                         None => pixel_acc.push((key, len, len, start, f.depth)),
                                     }

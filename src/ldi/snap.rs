@@ -31,9 +31,31 @@ pub fn floor(x: f64) -> f64 {
     }
 }
 
-/// The least of three, one comparison each: cheaper than `f64::min`, whose NaN rule the hot
-/// loops do not need (with a NaN the answer is one of the three; callers reject non-finite
-/// input).
+/// The lesser of two, one comparison: cheaper than `f32::min` and `f64::min`, whose NaN rule
+/// the hot loops do not need (with a NaN the answer is either; callers reject non-finite
+/// input). WebAssembly has no instruction for that rule (its `min` gives NaN), so in the
+/// check worker `f32::min` is a call to `fminf`: a tenth of its engine's time in the hot loops
+/// before these (`benches/worker_engine.rs` under a profiler).
+#[inline(always)]
+pub(crate) fn min2<T: PartialOrd>(a: T, b: T) -> T {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+/// The greater of two, see [`min2`].
+#[inline(always)]
+pub(crate) fn max2<T: PartialOrd>(a: T, b: T) -> T {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// The least of three, one comparison each, see [`min2`].
 #[inline(always)]
 pub(crate) fn min3<T: PartialOrd>(a: T, b: T, c: T) -> T {
     let m = if b < a { b } else { a };

@@ -22,6 +22,7 @@
 use glam::DVec3;
 
 use super::Mesh;
+use crate::ldi::snap::max3;
 
 /// What [`validate`] found.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -68,10 +69,11 @@ pub fn validate(mesh: &Mesh) -> Validation {
         let [pa, pb, pc] = t.map(|i| mesh.positions[i as usize].as_dvec3() - origin);
         let (ab, ac, bc) = (pb - pa, pc - pa, pc - pb);
         let cross = ab.cross(ac);
-        let longest_sq = ab
-            .length_squared()
-            .max(ac.length_squared())
-            .max(bc.length_squared());
+        let longest_sq = max3(
+            ab.length_squared(),
+            ac.length_squared(),
+            bc.length_squared(),
+        );
         let cross_len = cross.length();
         if cross_len == 0.0 || cross_len < 1e-12 * longest_sq {
             degenerate_triangles += 1;

@@ -27,6 +27,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use glam::Vec3;
 
 use super::{Format, MeshLoadError};
+use crate::ldi::snap::max2;
 use crate::mesh::Mesh;
 
 /// The most triangles an importer produces (33.5 million); beyond this the file is rejected
@@ -175,7 +176,7 @@ pub(crate) fn weld(
         .filter_map(|&i| positions.get(i as usize))
         .flat_map(|p| p.to_array())
         .filter(|c| c.is_finite())
-        .fold(0f32, |m, c| m.max(c.abs()));
+        .fold(0f32, |m, c| max2(m, c.abs()));
     let grid = WeldGrid::new(max_abs);
     const UNSET: u32 = u32::MAX;
     let mut remap = vec![UNSET; positions.len()];
