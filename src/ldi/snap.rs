@@ -189,4 +189,32 @@ mod tests {
         }
         assert!(floor(f64::NAN).is_nan());
     }
+
+    /// The one-comparison min and max give `f32::min`'s and `f64::min`'s answers on every
+    /// number the hot loops see (finite values and the infinities that start their folds).
+    #[test]
+    fn one_comparison_min_and_max_match_std() {
+        let xs = [
+            f32::NEG_INFINITY,
+            -3.5,
+            -1e-30,
+            0.0,
+            1e-30,
+            0.25,
+            2.0,
+            f32::MAX,
+            f32::INFINITY,
+        ];
+        for a in xs {
+            for b in xs {
+                assert_eq!(min2(a, b), a.min(b), "{a} {b}");
+                assert_eq!(max2(a, b), a.max(b), "{a} {b}");
+                let (x, y) = (f64::from(a), f64::from(b));
+                assert_eq!(min2(x, y), x.min(y), "{x} {y}");
+                assert_eq!(max2(x, y), x.max(y), "{x} {y}");
+                assert_eq!(min3(a, b, 1.0), a.min(b).min(1.0));
+                assert_eq!(max3(a, b, 1.0), a.max(b).max(1.0));
+            }
+        }
+    }
 }
