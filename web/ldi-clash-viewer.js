@@ -2676,11 +2676,6 @@ export class LdiClashViewer extends HTMLElement {
     const onlyStatus = this._field("r_status").value;
     const onlyKind = this._field("r_class").value;
     const groupOf = new Map(r.objects.map((o) => [o.name, o.group ?? null]));
-    const buckets = new Map();
-    const bucket = (key) => {
-      if (!buckets.has(key)) buckets.set(key, []);
-      return buckets.get(key);
-    };
     const keysOf = (a, ga, b, gb) => (groupBy === "none" ? [""] : groupBy === "object" ? [...new Set([a, b])] : [commonGroup(ga, gb)]);
     const num = (x) => (x === null || x === undefined ? null : x);
     const clashes = [
@@ -2699,97 +2694,107 @@ export class LdiClashViewer extends HTMLElement {
     this.$('[data-out="review"]').textContent =
       `${clashes.length} clash(es)${shown ? `: ${shown}` : ""}${r.ignored?.length ? ` · ${r.ignored.length} ignored by rules` : ""}`;
     this._renderIgnored();
-    // Rows are kept from one list to the next when nothing they show changed (a re-check
-    // after a move changes few of a hall's hundreds of clashes): cheaper than building them
-    // again, and a comment being typed into a kept row stays.
-    const kept = new Map();
+    // Each row as what it shows (its key among the rows kept from one list to the next) and
+    // how to build it; a closed group's rows are built when it is opened or holds the
+    // focused clash (a hall's hundreds of clashes in closed groups list their groups, not
+    // every row, after each check).
+    const specs = new Map();
+    const spec = (key, x) => {
+      if (!specs.has(key)) specs.set(key, []);
+      specs.get(key).push(x);
+    };
     for (const { p, resolved } of clashes) {
       for (const key of keysOf(p.a, p.group_a, p.b, p.group_b)) {
         const base = groupBy === "object" ? "" : key;
         // Everything the row shows but its status, which is set on a kept row (a clash found
-        // again turns from new to active); no assignee or comment shows as none.
-        const said = { ...p, status: undefined, assignee: p.assignee || null, comment: p.comment || null };
-        const shows = JSON.stringify([said, resolved, base, unit, this._focused === p.id]);
-        const old = this._rows?.get(shows);
-        if (old?.length) {
-          const li = old.pop();
-          showStatus(li, p.status);
-          (kept.get(shows) ?? kept.set(shows, []).get(shows)).push(li);
-          bucket(key).push(li);
-          continue;
-        }
-        const li = document.createElement("li");
-        li.className = `item clash${resolved ? " resolved" : ""}`;
-        li.dataset.id = p.id ?? "";
-        li.dataset.kind = p.kind ?? "";
-        const v = !resolved && num(p.volume) !== null ? ` vol ${vol(p.volume)}` : "";
-        const depth = !resolved && num(p.depth) !== null ? ` depth ${len(p.depth)}` : "";
-        const dist = !resolved && num(p.distance) !== null ? ` distance ${len(p.distance)}` : "";
-        // Directional penetration depth (issue 13): how far to move b, and which way.
-        const sep = !resolved && num(p.separation) !== null && Array.isArray(p.direction)
-          ? ` · apart after moving ${p.b} ${len(p.separation)} along ${dirName(p.direction)}`
-          : "";
-        li.innerHTML = `<span class="hit">●</span><span class="text"></span><span class="st"></span><div class="review"><select aria-label="status">${STATUSES.map((x) => `<option>${x}</option>`).join("")}</select><input class="assignee" placeholder="assignee" aria-label="assignee"><input class="comment" placeholder="comment" aria-label="comment"><button class="focus" title="Focus: isolate the two parts (the others x-rayed) and frame the clash; again or Esc to end">Focus</button></div>`;
-        if (resolved) li.firstChild.style.color = "#9aa1ad";
-        li.querySelector(".text").textContent = `${relPath(p.a, p.group_a, base)} ↔ ${relPath(p.b, p.group_b, base)} · ${p.kind ?? "clash"}${v}${depth}${dist}${sep}${resolved ? " · no longer found" : ""}`;
+        // again turns from new to active); no assignee or comment shows as none. (The two
+        // go after the clash, not in it: a report with them and one without would list the
+        // clash's fields in another order.)
+        const said = { ...p, status: undefined, assignee: undefined, comment: undefined };
+        const shows = JSON.stringify([said, p.assignee || null, p.comment || null, resolved, base, unit, this._focused === p.id]);
+        const make = () => {
+          const li = document.createElement("li");
+          li.className = `item clash${resolved ? " resolved" : ""}`;
+          li.dataset.id = p.id ?? "";
+          li.dataset.kind = p.kind ?? "";
+          const v = !resolved && num(p.volume) !== null ? ` vol ${vol(p.volume)}` : "";
+          const depth = !resolved && num(p.depth) !== null ? ` depth ${len(p.depth)}` : "";
+          const dist = !resolved && num(p.distance) !== null ? ` distance ${len(p.distance)}` : "";
+          // Directional penetration depth (issue 13): how far to move b, and which way.
+          const sep = !resolved && num(p.separation) !== null && Array.isArray(p.direction)
+            ? ` · apart after moving ${p.b} ${len(p.separation)} along ${dirName(p.direction)}`
+            : "";
+          li.innerHTML = `<span class="hit">●</span><span class="text"></span><span class="st"></span><div class="review"><select aria-label="status">${STATUSES.map((x) => `<option>${x}</option>`).join("")}</select><input class="assignee" placeholder="assignee" aria-label="assignee"><input class="comment" placeholder="comment" aria-label="comment"><button class="focus" title="Focus: isolate the two parts (the others x-rayed) and frame the clash; again or Esc to end">Focus</button></div>`;
+          if (resolved) li.firstChild.style.color = "#9aa1ad";
+          li.querySelector(".text").textContent = `${relPath(p.a, p.group_a, base)} ↔ ${relPath(p.b, p.group_b, base)} · ${p.kind ?? "clash"}${v}${depth}${dist}${sep}${resolved ? " · no longer found" : ""}`;
 
-        li.title = `${p.a}${p.id_a ? ` (${p.id_a})` : ""} ↔ ${p.b}${p.id_b ? ` (${p.id_b})` : ""}${p.id ? `\nclash ${p.id}` : ""}`;
-        const sel = li.querySelector("select");
-        const who = li.querySelector(".assignee");
-        const note = li.querySelector(".comment");
-        showStatus(li, p.status);
-        who.value = p.assignee ?? "";
-        note.value = p.comment ?? "";
-        li.querySelector(".review").addEventListener("click", (e) => e.stopPropagation());
-        const set = () => {
-          try {
-            this.setClashStatus(p.id, sel.value, { assignee: who.value, comment: note.value });
-          } catch (err) {
-            this._error(err.message);
-          }
+          li.title = `${p.a}${p.id_a ? ` (${p.id_a})` : ""} ↔ ${p.b}${p.id_b ? ` (${p.id_b})` : ""}${p.id ? `\nclash ${p.id}` : ""}`;
+          const sel = li.querySelector("select");
+          const who = li.querySelector(".assignee");
+          const note = li.querySelector(".comment");
+          showStatus(li, p.status);
+          who.value = p.assignee ?? "";
+          note.value = p.comment ?? "";
+          li.querySelector(".review").addEventListener("click", (e) => e.stopPropagation());
+          const set = () => {
+            try {
+              this.setClashStatus(p.id, sel.value, { assignee: who.value, comment: note.value });
+            } catch (err) {
+              this._error(err.message);
+            }
+          };
+          sel.onchange = set;
+          who.onchange = set;
+          note.onchange = set;
+          const focusButton = li.querySelector(".focus");
+          if (this._focused === p.id) focusButton.classList.add("on");
+          focusButton.onclick = () => {
+            try {
+              this.focusClash(this._focused === p.id ? null : p.id);
+            } catch (err) {
+              this._error(err.message);
+            }
+          };
+          const box = p.overlap_box ?? (Array.isArray(p.closest) ? closestBox(p.closest) : null);
+          li.onclick = () => this._focus(box, [p.a, p.b]);
+          return li;
         };
-        sel.onchange = set;
-        who.onchange = set;
-        note.onchange = set;
-        const focusButton = li.querySelector(".focus");
-        if (this._focused === p.id) focusButton.classList.add("on");
-        focusButton.onclick = () => {
-          try {
-            this.focusClash(this._focused === p.id ? null : p.id);
-          } catch (err) {
-            this._error(err.message);
-          }
-        };
-        const box = p.overlap_box ?? (Array.isArray(p.closest) ? closestBox(p.closest) : null);
-        li.onclick = () => this._focus(box, [p.a, p.b]);
-        (kept.get(shows) ?? kept.set(shows, []).get(shows)).push(li);
-        bucket(key).push(li);
+        spec(key, { pool: "_rows", shows, make, kept: (li) => showStatus(li, p.status), id: p.id });
       }
     }
-    this._rows = kept;
-    const keptSelf = new Map();
     for (const x of onlyStatus || onlyKind ? [] : r.self) {
       const key = groupBy === "none" ? "" : groupBy === "object" ? x.object : x.group ?? "";
       const text = `${relPath(x.object, x.group, groupBy === "object" ? "" : key)} crosses itself · vol ${vol(x.volume)} · depth ${len(x.depth)}`;
-      // (Kept too when it shows the same: the row's object, its text.)
-      const shows = JSON.stringify([x.object, text]);
-      let li = this._selfRows?.get(shows)?.pop();
-      if (!li) {
-        li = document.createElement("li");
+      const make = () => {
+        const li = document.createElement("li");
         li.className = "item";
         li.innerHTML = `<span style="color:#e07800">●</span><span></span>`;
         li.lastChild.textContent = text;
         li.onclick = () => this._focusObject(x.object);
-      }
-      (keptSelf.get(shows) ?? keptSelf.set(shows, []).get(shows)).push(li);
-      bucket(key).push(li);
+        return li;
+      };
+      // (Kept too when it shows the same: the row's object, its text.)
+      spec(key, { pool: "_selfRows", shows: JSON.stringify([x.object, text]), make, kept: () => {} });
     }
-    this._selfRows = keptSelf;
+    // Rows are kept from one list to the next when nothing they show changed (a re-check
+    // after a move changes few of a hall's hundreds of clashes): cheaper than building them
+    // again, and a comment being typed into a kept row stays. `rows(list, reuse)` builds
+    // them (taking kept ones with `reuse`) and remembers them for the next list.
+    const kept = { _rows: new Map(), _selfRows: new Map() };
+    const rows = (list, reuse, into = kept) =>
+      list.map((x) => {
+        let li = reuse ? this[x.pool]?.get(x.shows)?.pop() : undefined;
+        if (li) x.kept(li);
+        else li = x.make();
+        const pool = into[x.pool];
+        (pool.get(x.shows) ?? pool.set(x.shows, []).get(x.shows)).push(li);
+        return li;
+      });
     // Group items are kept from one list to the next too (by group).
     const groups = new Map();
-    for (const [key, items] of [...buckets].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [key, list] of [...specs].sort(([a], [b]) => a.localeCompare(b))) {
       if (!key) {
-        top.push(...items);
+        top.push(...rows(list, true));
         continue;
       }
       let g = this._groupRows?.get(key);
@@ -2797,22 +2802,40 @@ export class LdiClashViewer extends HTMLElement {
         const li = document.createElement("li");
         li.className = "group";
         const details = document.createElement("details");
-        details.ontoggle = () => this._collapsed.set(`results:${key}`, details.open);
         const summary = document.createElement("summary");
         summary.innerHTML = `<span class="hit">●</span><span class="gname"></span><span class="count muted num"></span>`;
         summary.querySelector(".gname").textContent = key;
         const inner = document.createElement("ul");
         details.append(summary, inner);
         li.append(details);
-        g = { li, details, count: summary.querySelector(".count"), inner };
+        g = { li, details, count: summary.querySelector(".count"), inner, pending: null };
+        details.ontoggle = () => {
+          this._collapsed.set(`results:${key}`, details.open);
+          // Opened: its rows, built now (and kept for the next list, as the others).
+          if (details.open && g.pending) {
+            const list = g.pending;
+            g.pending = null;
+            setChildren(inner, rows(list, false, this));
+          }
+        };
       }
       groups.set(key, g);
-      const open = this._collapsed.get(`results:${key}`) ?? buckets.size <= 8;
+      // (Open when it holds the focused clash, as the object list opens the selection's group.)
+      const focused = this._focused !== null && this._focused !== undefined && list.some((x) => x.id === this._focused);
+      const open = focused || (this._collapsed.get(`results:${key}`) ?? specs.size <= 8);
+      if (g.count.textContent !== `${list.length}`) g.count.textContent = `${list.length}`;
+      if (open) {
+        g.pending = null;
+        setChildren(g.inner, rows(list, true));
+      } else {
+        g.pending = list;
+        setChildren(g.inner, []);
+      }
       if (g.details.open !== open) g.details.open = open;
-      if (g.count.textContent !== `${items.length}`) g.count.textContent = `${items.length}`;
-      setChildren(g.inner, items);
       top.push(g.li);
     }
+    this._rows = kept._rows;
+    this._selfRows = kept._selfRows;
     this._groupRows = groups;
     setChildren(ul, top);
     this._renderTimings();

@@ -234,10 +234,19 @@ async function main() {
         const onlyResolved = text("").map((li) => li.dataset.id);
         f.value = "";
         f.dispatchEvent(new Event("change"));
-        // Grouping by object: a clash is under each of its two objects.
+        // Grouping by object: a clash is under each of its two objects (over eight groups
+        // they start closed and build their rows when opened: all opened here).
         const g = root.querySelector('[name="r_group"]');
         g.value = "object";
         g.dispatchEvent(new Event("change"));
+        const closed = [...root.querySelectorAll('[data-out="results"] li.group > details')].filter((d) => !d.open);
+        await Promise.all(
+          closed.map((d) => {
+            const opened = new Promise((res) => d.addEventListener("toggle", res, { once: true }));
+            d.open = true;
+            return opened;
+          }),
+        );
         const byObject = {
           rows: text("").length,
           groups: [...root.querySelectorAll('[data-out="results"] li.group .gname')].map((n) => n.textContent),

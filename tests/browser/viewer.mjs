@@ -708,6 +708,72 @@ const webgpuTests = [
     },
   },
   {
+    name: "over 8 result groups they start closed, and a closed group's clash rows are built when it is opened or holds the focused clash, with their review, kept through re-checks",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?backend=cpu");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        await v.ready;
+        const { fetchAll } = await import("/ldi-clash-viewer.js");
+        const [, bunny] = await fetchAll(["data/bunny_pair/scene.json"]);
+        // Ten groups of two bunnies that overlap (0.03 apart; the bunny is about 0.15 wide),
+        // the groups one unit apart: ten clashes, one result group each.
+        const objects = [];
+        for (let g = 0; g < 10; g++) {
+          for (let k = 0; k < 2; k++) objects.push({ name: `b${g}_${k}`, group: `hall/g${g}`, file: "meshes/bunny.obj", world_from_object: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0.03 * k, 10 * g, 0, 1] });
+        }
+        await v.clear();
+        await v.load([{ name: "groups.json", bytes: JSON.stringify({ units: "m", objects }) }, bunny]);
+        const report = await v.check();
+        const root = v.shadowRoot;
+        const list = root.querySelector('[data-out="results"]');
+        const group = (g) => [...list.querySelectorAll("li.group")].find((li) => li.querySelector(".gname").textContent === `hall/g${g}`);
+        const rows = (g) => [...(group(g)?.querySelectorAll("li.clash") ?? [])];
+        const state = () => ({
+          clashRows: list.querySelectorAll("li.clash").length,
+          groups: list.querySelectorAll("li.group").length,
+          open: [...list.querySelectorAll("li.group > details")].filter((d) => d.open).length,
+          counts: [...list.querySelectorAll("li.group .count")].map((c) => c.textContent),
+        });
+        const before = state();
+        // Reviewed before its group was ever opened: the row shows it once built.
+        const p3 = report.pairs.find((p) => p.a.startsWith("b3_") && p.b.startsWith("b3_"));
+        v.setClashStatus(p3.id, "reviewed", { comment: "fits" });
+        const details = group(3).querySelector("details");
+        details.open = true;
+        await new Promise((res) => details.addEventListener("toggle", res, { once: true }));
+        const show = (li) => ({ id: li.dataset.id, text: li.querySelector(".text").textContent, status: li.querySelector("select").value, comment: li.querySelector(".comment").value });
+        const opened = { rows: rows(3).map(show), others: state().clashRows };
+        // A re-check after a move in another (closed) group: the open group keeps its row
+        // (the same element), the closed ones stay unbuilt.
+        const kept = rows(3)[0];
+        const m = Array.from(v.viewer.transform("b7_1"));
+        m[12] += 0.01;
+        v.setTransform("b7_1", m);
+        await v.check();
+        const after = { same: rows(3)[0] === kept, rows: rows(3).map(show), all: state().clashRows, g7: rows(7).length };
+        // Focusing a clash of a closed group opens it with its row, the row's Focus on.
+        const p5 = v.report.pairs.find((p) => p.a.startsWith("b5_"));
+        v.focusClash(p5.id);
+        const focused = { open: group(5).querySelector("details").open, rows: rows(5).map((li) => [li.dataset.id, li.querySelector("button.focus").classList.contains("on")]) };
+        v.focusClash(null);
+        return { before, pairs: report.pairs.length, p3: p3.id, p5: p5.id, opened, after, focused };
+      });
+      const j = JSON.stringify;
+      if (r.pairs !== 10 || r.before.groups !== 10 || r.before.open !== 0 || r.before.clashRows !== 0 || r.before.counts.some((c) => c !== "1")) {
+        throw new Error(`before opening: ${j(r)} (want ten closed groups of one clash, no clash rows)`);
+      }
+      const row = r.opened.rows[0];
+      if (r.opened.rows.length !== 1 || r.opened.others !== 1 || row.id !== r.p3 || !row.text.includes("b3_0") || !row.text.includes("b3_1") || row.status !== "reviewed" || row.comment !== "fits") {
+        throw new Error(`opened: ${j(r.opened)} (want the one row of clash ${r.p3}, reviewed, "fits")`);
+      }
+      if (!r.after.same || r.after.all !== 1 || r.after.g7 !== 0 || j(r.after.rows) !== j(r.opened.rows)) throw new Error(`after the re-check: ${j(r.after)}`);
+      if (!r.focused.open || j(r.focused.rows) !== j([[r.p5, true]])) throw new Error(`focused clash ${r.p5}: ${j(r.focused)}`);
+      if (problems.length) throw new Error(problems.join("\n"));
+      await page.close();
+    },
+  },
+  {
     name: "the selected object's x/y/z follow its moves (setTransform, arrow keys); object(i) is objects()[i]",
     async run(browser) {
       const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=cpu");
