@@ -2709,9 +2709,9 @@ export class LdiClashViewer extends HTMLElement {
         // Everything the row shows but its status, which is set on a kept row (a clash found
         // again turns from new to active); no assignee or comment shows as none. (The two
         // go after the clash, not in it: a report with them and one without would list the
-        // clash's fields in another order.)
-        const said = { ...p, status: undefined, assignee: undefined, comment: undefined };
-        const shows = JSON.stringify([said, p.assignee || null, p.comment || null, resolved, base, unit, this._focused === p.id]);
+        // clash's fields in another order. Written out only for the rows that are built.)
+        const focused = this._focused === p.id;
+        const shows = () => JSON.stringify([{ ...p, status: undefined, assignee: undefined, comment: undefined }, p.assignee || null, p.comment || null, resolved, base, unit, focused]);
         const make = () => {
           const li = document.createElement("li");
           li.className = `item clash${resolved ? " resolved" : ""}`;
@@ -2774,7 +2774,7 @@ export class LdiClashViewer extends HTMLElement {
         return li;
       };
       // (Kept too when it shows the same: the row's object, its text.)
-      spec(key, { pool: "_selfRows", shows: JSON.stringify([x.object, text]), make, kept: () => {} });
+      spec(key, { pool: "_selfRows", shows: () => JSON.stringify([x.object, text]), make, kept: () => {} });
     }
     // Rows are kept from one list to the next when nothing they show changed (a re-check
     // after a move changes few of a hall's hundreds of clashes): cheaper than building them
@@ -2783,11 +2783,12 @@ export class LdiClashViewer extends HTMLElement {
     const kept = { _rows: new Map(), _selfRows: new Map() };
     const rows = (list, reuse, into = kept) =>
       list.map((x) => {
-        let li = reuse ? this[x.pool]?.get(x.shows)?.pop() : undefined;
+        const shows = x.shows();
+        let li = reuse ? this[x.pool]?.get(shows)?.pop() : undefined;
         if (li) x.kept(li);
         else li = x.make();
         const pool = into[x.pool];
-        (pool.get(x.shows) ?? pool.set(x.shows, []).get(x.shows)).push(li);
+        (pool.get(shows) ?? pool.set(shows, []).get(shows)).push(li);
         return li;
       });
     // Group items are kept from one list to the next too (by group).
@@ -2821,8 +2822,8 @@ export class LdiClashViewer extends HTMLElement {
       }
       groups.set(key, g);
       // (Open when it holds the focused clash, as the object list opens the selection's group.)
-      const focused = this._focused !== null && this._focused !== undefined && list.some((x) => x.id === this._focused);
-      const open = focused || (this._collapsed.get(`results:${key}`) ?? specs.size <= 8);
+      const holdsFocus = this._focused !== null && this._focused !== undefined && list.some((x) => x.id === this._focused);
+      const open = holdsFocus || (this._collapsed.get(`results:${key}`) ?? specs.size <= 8);
       if (g.count.textContent !== `${list.length}`) g.count.textContent = `${list.length}`;
       if (open) {
         g.pending = null;
