@@ -35,7 +35,7 @@ pub fn floor(x: f64) -> f64 {
 /// the hot loops do not need (with a NaN the answer is either; callers reject non-finite
 /// input). WebAssembly has no instruction for that rule (its `min` gives NaN), so in the
 /// check worker `f32::min` is a call to `fminf`: a tenth of its engine's time in the hot loops
-/// before these (`benches/worker_engine.rs` under a profiler).
+/// before these (`scripts/profile-worker.sh`).
 #[inline(always)]
 pub(crate) fn min2<T: PartialOrd>(a: T, b: T) -> T {
     if b < a {
