@@ -124,6 +124,28 @@ async function openPage(browser, url) {
   return { page, problems };
 }
 
+/** Loads into the page's widget `groups` groups (`hall/g0`, …) of `each` bunnies (`b{g}_{k}`,
+ * the bunny of tests/data, about 0.9 × 1.4 × 2 units), bunny k of group g at (dx·k, dy·g, 0),
+ * in a scene file of `units` (none: the page's default), and checks it. Returns the report. */
+async function loadBunnyGroups(page, { groups, each, dx, dy, units = null }) {
+  return page.evaluate(
+    async ({ groups, each, dx, dy, units }) => {
+      const v = document.querySelector("ldi-clash-viewer");
+      await v.ready;
+      const { fetchAll } = await import("/ldi-clash-viewer.js");
+      const [, bunny] = await fetchAll(["data/bunny_pair/scene.json"]);
+      const objects = [];
+      for (let g = 0; g < groups; g++) {
+        for (let k = 0; k < each; k++) objects.push({ name: `b${g}_${k}`, group: `hall/g${g}`, file: "meshes/bunny.obj", world_from_object: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, dx * k, dy * g, 0, 1] });
+      }
+      await v.clear();
+      await v.load([{ name: "groups.json", bytes: JSON.stringify(units ? { units, objects } : { objects }) }, bunny]);
+      return v.check();
+    },
+    { groups, each, dx, dy, units },
+  );
+}
+
 /** In the page, once its widget has checked: `window.frameLog` records the view's frames
  * (`render()` calls) and the checks' results by time, with `frame()` (the next frame drawn),
  * `since(times, t)` and `slowChecks(ms)` (the worker's replies delayed; returns the undo). */
@@ -660,19 +682,10 @@ const webgpuTests = [
     name: "over 60 objects their groups start closed, and a closed group's rows are built when it is opened or holds the selection",
     async run(browser) {
       const { page, problems } = await openPage(browser, "/?backend=cpu");
+      // 70 bunnies in 7 groups of 10, one unit apart.
+      await loadBunnyGroups(page, { groups: 7, each: 10, dx: 1, dy: 1 });
       const r = await page.evaluate(async () => {
         const v = document.querySelector("ldi-clash-viewer");
-        await v.ready;
-        const { fetchAll } = await import("/ldi-clash-viewer.js");
-        const [, bunny] = await fetchAll(["data/bunny_pair/scene.json"]);
-        // 70 bunnies in 7 groups of 10, one unit apart (the bunny is about 0.15 wide).
-        const objects = [];
-        for (let g = 0; g < 7; g++) {
-          for (let k = 0; k < 10; k++) objects.push({ name: `b${g}_${k}`, group: `hall/g${g}`, file: "meshes/bunny.obj", world_from_object: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, k, g, 0, 1] });
-        }
-        await v.clear();
-        await v.load([{ name: "many.json", bytes: JSON.stringify({ objects }) }, bunny]);
-        await v.check();
         const root = v.shadowRoot;
         const list = root.querySelector('[data-out="objects"]');
         const rows = (g) => list.querySelectorAll(`li.group[data-group="hall/${g}"] li.item`).length;
@@ -711,20 +724,11 @@ const webgpuTests = [
     name: "over 8 result groups they start closed, and a closed group's clash rows are built when it is opened or holds the focused clash, with their review, kept through re-checks",
     async run(browser) {
       const { page, problems } = await openPage(browser, "/?backend=cpu");
-      const r = await page.evaluate(async () => {
+      // Ten groups of two bunnies that overlap (0.03 apart), the groups ten units apart: ten
+      // clashes, one result group each.
+      const report = await loadBunnyGroups(page, { groups: 10, each: 2, dx: 0.03, dy: 10, units: "m" });
+      const r = await page.evaluate(async (report) => {
         const v = document.querySelector("ldi-clash-viewer");
-        await v.ready;
-        const { fetchAll } = await import("/ldi-clash-viewer.js");
-        const [, bunny] = await fetchAll(["data/bunny_pair/scene.json"]);
-        // Ten groups of two bunnies that overlap (0.03 apart; the bunny is about 0.15 wide),
-        // the groups one unit apart: ten clashes, one result group each.
-        const objects = [];
-        for (let g = 0; g < 10; g++) {
-          for (let k = 0; k < 2; k++) objects.push({ name: `b${g}_${k}`, group: `hall/g${g}`, file: "meshes/bunny.obj", world_from_object: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0.03 * k, 10 * g, 0, 1] });
-        }
-        await v.clear();
-        await v.load([{ name: "groups.json", bytes: JSON.stringify({ units: "m", objects }) }, bunny]);
-        const report = await v.check();
         const root = v.shadowRoot;
         const list = root.querySelector('[data-out="results"]');
         const group = (g) => [...list.querySelectorAll("li.group")].find((li) => li.querySelector(".gname").textContent === `hall/g${g}`);
@@ -758,7 +762,7 @@ const webgpuTests = [
         const focused = { open: group(5).querySelector("details").open, rows: rows(5).map((li) => [li.dataset.id, li.querySelector("button.focus").classList.contains("on")]) };
         v.focusClash(null);
         return { before, pairs: report.pairs.length, p3: p3.id, p5: p5.id, opened, after, focused };
-      });
+      }, report);
       const j = JSON.stringify;
       if (r.pairs !== 10 || r.before.groups !== 10 || r.before.open !== 0 || r.before.clashRows !== 0 || r.before.counts.some((c) => c !== "1")) {
         throw new Error(`before opening: ${j(r)} (want ten closed groups of one clash, no clash rows)`);
