@@ -1072,8 +1072,7 @@ export class LdiClashViewer extends HTMLElement {
     // The loaded scene's first frame waits for its first check (`HOLD_DRAW_MS` at most), so
     // that the parts appear with their clashes, and the check does not wait behind that frame.
     if (outcome.added.length) this._holdDraw(true);
-    if (this._held) this._dirty = true;
-    else this._redraw();
+    this._drawUnlessHeld();
     this._emit("load", outcome);
     if (outcome.added.length) {
       this._firstCheck = true;
@@ -2877,8 +2876,7 @@ export class LdiClashViewer extends HTMLElement {
   _afterMove() {
     this._renderSelected();
     this._holdDraw();
-    if (this._held) this._dirty = true;
-    else this._redraw();
+    this._drawUnlessHeld();
     this._scheduleCheck();
   }
 
@@ -2892,6 +2890,12 @@ export class LdiClashViewer extends HTMLElement {
     const soon = load || (this._answerMs !== undefined && this._answerMs < HOLD_WHEN_ANSWER_MS);
     if (!soon || !this._collide || this._animating || this._local || this._useGpu() || !this.isConnected) return;
     this._held = setTimeout(() => this._redraw(), HOLD_DRAW_MS);
+  }
+
+  /** A frame now, or, while the next frame is held, with it. */
+  _drawUnlessHeld() {
+    if (this._held) this._dirty = true;
+    else this._redraw();
   }
 
   // --- input -----------------------------------------------------------------------------

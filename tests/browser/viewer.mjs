@@ -148,7 +148,10 @@ async function loadBunnyGroups(page, { groups, each, dx, dy, units = null }) {
 
 /** In the page, once its widget has checked: `window.frameLog` records the view's frames
  * (`render()` calls) and the checks' results by time, with `frame()` (the next frame drawn),
- * `since(times, t)` and `slowChecks(ms)` (the worker's replies delayed; returns the undo). */
+ * `since(times, t)`, `slowChecks(ms)` (the worker's replies delayed; returns the undo) and
+ * `threeWays(act, prepare)`: `act(check)` run three times — answered soon, answered 400 ms
+ * late, with collision detection off (`act(false)`) — each after `prepare()`, returning each
+ * run's frames and results from its start until two frames after it. */
 async function logFrames(page) {
   await page.evaluate(() => {
     const v = document.querySelector("ldi-clash-viewer");
@@ -162,7 +165,7 @@ async function logFrames(page) {
     v.addEventListener("phase", (e) => {
       if (e.detail.state === "results") results.push(performance.now());
     });
-    window.frameLog = {
+    const log = {
       renders,
       results,
       frame: () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0))),
@@ -175,7 +178,26 @@ async function logFrames(page) {
         };
         return () => (v.checker.check = check);
       },
+      async threeWays(act, prepare = async () => {}) {
+        const timed = async (check) => {
+          await prepare();
+          const t = performance.now();
+          await act(check);
+          await log.frame();
+          await log.frame();
+          return { renders: log.since(renders, t), results: log.since(results, t) };
+        };
+        const quick = await timed(true);
+        const undo = log.slowChecks(400);
+        const slow = await timed(true);
+        undo();
+        v.shadowRoot.querySelector('input[name="collide"]').click();
+        await log.frame();
+        const off = await timed(false);
+        return { quick, slow, off };
+      },
     };
+    window.frameLog = log;
   });
 }
 
@@ -582,29 +604,19 @@ const webgpuTests = [
       const r = await page.evaluate(async () => {
         const v = document.querySelector("ldi-clash-viewer");
         // The view's frames and the checks' results, by time.
-        const { renders, results, frame, since } = window.frameLog;
+        const { frame } = window.frameLog;
         const m = Array.from(v.viewer.transform("bunny_b"));
         const move = async (check = true) => {
           m[13] += 0.001;
-          const t = performance.now();
           v.setTransform("bunny_b", m);
           if (check) await v.check();
-          await frame();
-          await frame();
-          return { renders: since(renders, t), results: since(results, t) };
         };
         await move(); // a re-check: how soon the worker answers is known now
-        const answerMs = v._answerMs;
-        const quick = await move();
-        // A slow answer: the worker's reply delayed by 400 ms.
-        const undo = window.frameLog.slowChecks(400);
-        const slow = await move();
-        undo();
-        // Collision detection off: no check, the move is drawn at once.
-        v.shadowRoot.querySelector('input[name="collide"]').click();
         await frame();
-        const off = await move(false);
-        return { answerMs, quick, slow, off };
+        await frame();
+        const answerMs = v._answerMs;
+        // Answered soon, 400 ms late, and with collision detection off (the move drawn at once).
+        return { answerMs, ...(await window.frameLog.threeWays(move)) };
       });
       const j = JSON.stringify;
       if (!(r.answerMs < 25)) throw new Error(`the worker answered a bunny re-check in ${r.answerMs} ms: too slow for the move's frame to wait`);
@@ -634,32 +646,23 @@ const webgpuTests = [
       await logFrames(page);
       const r = await page.evaluate(async () => {
         const v = document.querySelector("ldi-clash-viewer");
-        const { renders, results, frame, since } = window.frameLog;
+        const { frame } = window.frameLog;
         const uploads = [];
         v.addEventListener("phase", (e) => {
           if (e.detail.phase === "upload" && e.detail.state === "end") uploads.push(e.detail.bytes);
         });
         const { fetchAll } = await import("/ldi-clash-viewer.js");
         const files = await fetchAll(["data/bunny_pair/scene.json"]);
-        const load = async (check = true) => {
-          await v.clear();
-          await frame();
-          const t = performance.now();
+        const load = async (check) => {
           await v.load(files);
           if (check) await v.check();
-          await frame();
-          await frame();
-          return { renders: since(renders, t), results: since(results, t) };
         };
-        const quick = await load();
-        // A slow first check: the worker's reply delayed by 400 ms.
-        const undo = window.frameLog.slowChecks(400);
-        const slow = await load();
-        undo();
-        v.shadowRoot.querySelector('input[name="collide"]').click();
-        await frame();
-        const off = await load(false);
-        return { quick, slow, off, uploads };
+        const clear = async () => {
+          await v.clear();
+          await frame();
+        };
+        // Answered soon, its first check 400 ms late, and with collision detection off.
+        return { ...(await window.frameLog.threeWays(load, clear)), uploads };
       });
       const j = JSON.stringify;
       // The GPU meshes of each load were uploaded as it ended (before any frame).
