@@ -146,15 +146,16 @@ async function loadBunnyGroups(page, { groups, each, dx, dy, units = null }) {
   );
 }
 
-/** In the page, once its widget has checked: `window.frameLog` records the view's frames
+/** In the page: checks its widget, then `window.frameLog` records the view's frames
  * (`render()` calls) and the checks' results by time, with `frame()` (the next frame drawn),
  * `since(times, t)`, `slowChecks(ms)` (the worker's replies delayed; returns the undo) and
  * `threeWays(act, prepare)`: `act(check)` run three times — answered soon, answered 400 ms
  * late, with collision detection off (`act(false)`) — each after `prepare()`, returning each
  * run's frames and results from its start until two frames after it. */
 async function logFrames(page) {
-  await page.evaluate(() => {
+  await page.evaluate(async () => {
     const v = document.querySelector("ldi-clash-viewer");
+    await v.check();
     const renders = [];
     const render = v.viewer.render.bind(v.viewer);
     v.viewer.render = () => {
@@ -599,7 +600,6 @@ const webgpuTests = [
     name: "a move is drawn with its check's answer, not before it; a slow answer holds the frame 50 ms at most, no check not at all",
     async run(browser) {
       const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=cpu");
-      await page.evaluate(() => document.querySelector("ldi-clash-viewer").check());
       await logFrames(page);
       const r = await page.evaluate(async () => {
         const v = document.querySelector("ldi-clash-viewer");
@@ -642,7 +642,6 @@ const webgpuTests = [
     name: "a load's first frame comes with its first check's answer; its meshes are uploaded at once; a slow check holds it 50 ms at most, no check not at all",
     async run(browser) {
       const { page, problems } = await openPage(browser, "/?scene=data/bunny_pair/scene.json&backend=cpu");
-      await page.evaluate(() => document.querySelector("ldi-clash-viewer").check());
       await logFrames(page);
       const r = await page.evaluate(async () => {
         const v = document.querySelector("ldi-clash-viewer");
