@@ -1,8 +1,9 @@
 //! GPU checks in a long-lived process (what a page or a planning tool on a real GPU sees, and
 //! the CLI's one check per process does not): one GPU context opened once, then per round a
-//! whole check of the scene on the GPU, the scene's last part moved (as `examples/recheck.rs`
-//! and `benches/page.mjs` move it), and a check again; beside them, in the same process on
-//! rayon's threads, the CPU's whole check and a [`Checker`]'s re-check after the same move.
+//! [`Checker`]'s whole check of the scene on the GPU, the scene's last part moved (as
+//! `examples/recheck.rs` and `benches/page.mjs` move it), and its re-check on the GPU (only
+//! what the move changed runs); beside them, in the same process on rayon's threads, the same
+//! on the CPU.
 //! `scripts/bench-gpu-checks.sh --recheck BIN` prints its table.
 //!
 //! Usage: `cargo run --release --example gpu_recheck -- SCENE.json [ROUNDS]`; prints one line
@@ -10,9 +11,11 @@
 //! "cpu_recheck", "pairs", "pairs_after", "cpu_pairs", "cpu_pairs_after", "threads",
 //! "gpu_phases"}`
 //! (milliseconds: opening the device; the process's first GPU check; the median GPU check of
-//! the rounds after the first; the median GPU check after the move; the CPU's median whole
+//! the rounds after the first; the median GPU re-check after the move; the CPU's median whole
 //! check and re-check; ROUNDS rounds, default 5, each on the scene as the file places it;
-//! `gpu_phases`: the last GPU check's `timings_ms` and its `gpu` block's pass times).
+//! `gpu_phases`: the last GPU re-check's `timings_ms` and its `gpu` block's pass times).
+//! The first round also checks that both re-checks found what a whole check of the moved
+//! scene finds.
 //! Without a GPU adapter it exits with status 1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -20,7 +23,7 @@
 #[path = "../benches/common/recheck_move.rs"]
 mod recheck_move;
 
-use ldiclash::check::{check, check_on_gpu, CheckOptions, Checker};
+use ldiclash::check::{check, CheckOptions, Checker};
 use ldiclash::gpu::{block_on, GpuContext, GpuOptions};
 use ldiclash::scene::{Scene, SceneFile};
 use std::path::Path;
@@ -72,8 +75,10 @@ fn main() {
     let mut phases = serde_json::Value::Null;
     for round in 0..rounds {
         let mut scene = placed.clone();
+        let mut gpu = Checker::new(opts.clone());
         let t = Instant::now();
-        let r = check_on_gpu(&scene, &opts, &ctx, &mut no_progress)
+        let r = gpu
+            .check_on_gpu(&scene, &ctx, &mut no_progress)
             .unwrap_or_else(|e| fail(e.to_string()));
         if round == 0 {
             first = ms(t);
@@ -92,7 +97,8 @@ fn main() {
         cpu_checks.push(ms(t));
         recheck_move::move_last_part(&mut scene).unwrap_or_else(|e| fail(e.to_string()));
         let t = Instant::now();
-        let r = check_on_gpu(&scene, &opts, &ctx, &mut no_progress)
+        let r = gpu
+            .check_on_gpu(&scene, &ctx, &mut no_progress)
             .unwrap_or_else(|e| fail(e.to_string()));
         rechecks.push(ms(t));
         pairs_after = r.pairs.len();
@@ -106,12 +112,13 @@ fn main() {
             .unwrap_or_else(|e| fail(e.to_string()));
         cpu_rechecks.push(ms(t));
         cpu_pairs_after = again.pairs.len();
-        // The CPU's whole check of the moved scene gives the same pairs as the checker's.
+        // A whole check of the moved scene finds the pairs that both re-checks found.
         if round == 0 {
             let whole = check(&scene, &opts).unwrap_or_else(|e| fail(e.to_string()));
-            if whole.pairs.len() != cpu_pairs_after {
+            if whole.pairs.len() != cpu_pairs_after || whole.pairs.len() != pairs_after {
                 fail(format!(
-                    "the re-check found {cpu_pairs_after} pairs, a whole check {}",
+                    "the re-checks found {cpu_pairs_after} (CPU) and {pairs_after} (GPU) \
+                     pairs, a whole check {}",
                     whole.pairs.len()
                 ));
             }

@@ -6,9 +6,9 @@
 # first (`ldiclash hall`: 3.1 M triangles; `--cols 13 --rows 12`: 16.2 M).
 #
 # A second table times checks in one long-lived process (`examples/gpu_recheck.rs`: the GPU
-# context opened once, the process's first GPU check, later ones, one after a part moved; the
-# CPU's whole check and re-check in the same process), as a page or a planning tool on that
-# GPU would see them.
+# context opened once, the process's first GPU check, later ones, a checker's re-check after a
+# part moved; the CPU's whole check and re-check in the same process), as a page or a planning
+# tool on that GPU would see them.
 #
 #   scripts/bench-gpu-checks.sh [--runs N] [--bin BIN] [--base BIN] [--recheck BIN] [SCENE.json ...]
 #
@@ -70,10 +70,10 @@ for scene in scenes:
 if recheck:
     print()
     print(f"In one process (`{recheck} SCENE {max(runs, 2)}`): the GPU context opened once; the process's first "
-          "GPU check, the median of the later ones and of those after the last part moved; "
-          "the CPU's whole check and a checker's re-check after the same move, on rayon's threads; ms:")
+          "GPU check, the median of the later ones and of a checker's re-checks after the last part "
+          "moved (what the move changed); the same on the CPU, on rayon's threads; ms:")
     print()
-    print("| scene | gpu_init | GPU: first in the process / later / after a move | CPU: whole check / re-check (threads) | GPU later / CPU whole | GPU after a move / CPU re-check | pairs GPU / CPU, after the move GPU / CPU |")
+    print("| scene | gpu_init | GPU: first in the process / later / re-check after a move | CPU: whole check / re-check (threads) | GPU later / CPU whole | GPU re-check / CPU re-check | pairs GPU / CPU, after the move GPU / CPU |")
     print("|---|---|---|---|---|---|---|")
     for scene in scenes:
         name = os.path.basename(os.path.dirname(scene))

@@ -20,7 +20,7 @@ use glam::{Vec2, Vec3};
 use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "gpu")]
-use crate::check::{check, check_on_gpu_async, Backend, CheckOptions};
+use crate::check::{check, Backend, CheckOptions};
 #[cfg(feature = "gpu")]
 use crate::ldi::{Axis, Region};
 #[cfg(feature = "gpu")]
@@ -386,7 +386,16 @@ pub struct GpuJob {
     scene: crate::scene::Scene,
     opts: CheckOptions,
     units: UnitSettings,
+    /// The viewer's WebGPU checker (shared with it): what it remembers of earlier checks.
+    checker: GpuChecker,
 }
+
+#[cfg(feature = "gpu")]
+/// The WebGPU checks' [`crate::check::Checker`]: after a move only the pairs and
+/// self-collisions of the moved parts run on the GPU, as the CPU worker's checker does. A job
+/// takes it while it runs and puts it back; a job that finds it taken (two checks at once)
+/// starts afresh.
+type GpuChecker = Rc<std::cell::RefCell<Option<crate::check::Checker>>>;
 
 #[cfg(feature = "gpu")]
 /// A finished check: the report (JSON, the CLI schema) and the intersection segments.
@@ -429,11 +438,17 @@ pub async fn run_gpu_check(
     progress: Option<js_sys::Function>,
 ) -> Result<CheckResult, JsError> {
     let mut p = JsProgress::new(progress);
-    let mut report = check_on_gpu_async(&job.scene, &job.opts, &job.ctx, &mut |d, t, w| {
-        p.report(d, t, w)
-    })
-    .await
-    .map_err(js_err)?;
+    let taken = job.checker.borrow_mut().take();
+    let mut checker = taken.unwrap_or_else(|| crate::check::Checker::new(job.opts.clone()));
+    if checker.options() != &job.opts {
+        checker.set_options(job.opts.clone());
+    }
+    let report = checker
+        .check_on_gpu_async(&job.scene, &job.ctx, &mut |d, t, w| p.report(d, t, w))
+        .await;
+    // Put back after a failure too: what it remembers is still right (answers per version).
+    *job.checker.borrow_mut() = Some(checker);
+    let mut report = report.map_err(js_err)?;
     let t = crate::clock::now_ms();
     annotate_report(&job.scene, &job.units, &mut report);
     let ts = crate::clock::now_ms();
@@ -476,6 +491,8 @@ pub struct WebViewer {
     size: Vec2,
     gfx: Option<Gfx>,
     gpu: Option<Rc<crate::gpu::GpuContext>>,
+    /// What the WebGPU checks remember between checks ([`GpuJob`]).
+    gpu_checker: GpuChecker,
     gpu_note: String,
     selected: Option<usize>,
     hidden: Vec<bool>,
@@ -659,6 +676,7 @@ impl WebViewer {
             size: Vec2::new(w as f32, h as f32),
             gfx,
             gpu,
+            gpu_checker: GpuChecker::default(),
             gpu_note: notes.join("; "),
             selected: None,
             hidden: Vec::new(),
@@ -1201,6 +1219,7 @@ impl WebViewer {
             scene: self.session.scene.clone(),
             opts,
             units: self.session.units(),
+            checker: self.gpu_checker.clone(),
         })
     }
 

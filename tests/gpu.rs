@@ -729,6 +729,65 @@ fn reports_agree_with_the_cpu() {
     assert_eq!(separations, 16, "pairs with a separation compared");
 }
 
+/// A `Checker` on the GPU remembers answers per object version as on the CPU: after moves its
+/// reports equal a fresh GPU check's, the unmoved pairs come from memory, and fewer LDIs are
+/// built; a check on the other engine starts afresh.
+#[test]
+fn gpu_checker_rechecks_equal_fresh_checks() {
+    use glam::{DMat4, DVec3};
+    use ldiclash::check::{check_on_gpu, Backend, CheckOptions, Checker};
+    let _g = lock();
+    let Some(ctx) = ctx() else { return };
+    let mut scene = common::load_scene("kuka_folded");
+    for peel in [false, true] {
+        let opts = CheckOptions {
+            backend: Backend::Gpu { peel },
+            ..CheckOptions::default()
+        };
+        let fresh = |scene: &ldiclash::scene::Scene| {
+            check_on_gpu(scene, &opts, ctx, &mut |_, _, _| {}).unwrap()
+        };
+        let mut checker = Checker::new(opts.clone());
+        let first = checker
+            .check_on_gpu(&scene, ctx, &mut |_, _, _| {})
+            .unwrap();
+        assert_eq!(first.backend, "gpu");
+        assert!(first.adapter.is_some());
+        assert_eq!(first.stats.cached_pairs, 0);
+        assert_eq!(first.pairs, fresh(&scene).pairs, "peel={peel}");
+        assert_eq!(first.pairs.len(), 9);
+        for (frame, k) in [(0, 7usize), (1, 3), (2, 7)] {
+            let size = scene.objects[k].aabb();
+            let by = 0.01 * f64::from((size.max - size.min).max_element());
+            let m = DMat4::from_translation(DVec3::new(by, -by, 0.5 * by))
+                * *scene.objects[k].world_from_object();
+            scene.set_transform(k, m).unwrap();
+            let inc = checker
+                .check_on_gpu(&scene, ctx, &mut |_, _, _| {})
+                .unwrap();
+            let whole = fresh(&scene);
+            let what = format!("peel={peel} frame {frame}");
+            assert_eq!(inc.pairs, whole.pairs, "{what}");
+            assert_eq!(inc.self_collisions, whole.self_collisions, "{what}");
+            assert!(inc.stats.cached_pairs > 0, "{what}");
+            assert!(
+                inc.stats.ldis < whole.stats.ldis,
+                "{what}: {} vs {}",
+                inc.stats.ldis,
+                whole.stats.ldis
+            );
+        }
+        // The CPU engine does not take the GPU's answers (nor the other way round).
+        let cpu = checker.check(&scene).unwrap();
+        assert_eq!((cpu.backend.as_str(), cpu.stats.cached_pairs), ("cpu", 0));
+        let gpu = checker
+            .check_on_gpu(&scene, ctx, &mut |_, _, _| {})
+            .unwrap();
+        assert_eq!(gpu.stats.cached_pairs, 0);
+        assert_eq!(gpu.pairs.len(), cpu.pairs.len());
+    }
+}
+
 /// `ldiclash check --backend gpu [--ldi peel] --json` says which backend and adapter ran and
 /// finds the CPU's pairs; a bad `--ldi` is an error with a message.
 #[test]

@@ -6,7 +6,10 @@
 //! self-collision; a later check redoes only what involves objects that moved or deformed
 //! since (a part moved rigidly keeps its self-collision). Its reports equal
 //! a fresh [`check`](super::check)'s (tests/broad_phase.rs); nothing is precomputed that a
-//! deformation would have to update: a changed object simply is not found.
+//! deformation would have to update: a changed object simply is not found. The same holds on
+//! the GPU ([`Checker::check_on_gpu`], [`Checker::check_on_gpu_async`]: the pairs and
+//! self-collisions that a move changed run as GPU jobs; tests/gpu.rs), where a re-check would
+//! otherwise be a whole check.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -24,6 +27,9 @@ use crate::scene::Scene;
 pub(crate) struct Cache {
     /// The options the entries were computed with.
     pub opts: Option<CheckOptions>,
+    /// The engine that computed them (`None`: the CPU; else the GPU method): the GPU's
+    /// answers equal the CPU's within a thousandth of a pixel, and a report is one engine's.
+    pub engine: Option<&'static str>,
     /// Object-scale coarse maps.
     pub maps: HashMap<u64, Arc<CoarseMap>>,
     /// Maps built from geometry, per mesh, linear part of the placement and solid: the
@@ -38,11 +44,13 @@ pub(crate) struct Cache {
 }
 
 impl Cache {
-    /// Forget everything when the options changed; keep entries of current versions only.
-    pub fn prepare(&mut self, scene: &Scene, opts: &CheckOptions) {
-        if self.opts.as_ref() != Some(opts) {
+    /// Forget everything when the options or the engine changed; keep entries of current
+    /// versions only.
+    pub fn prepare(&mut self, scene: &Scene, opts: &CheckOptions, engine: Option<&'static str>) {
+        if self.opts.as_ref() != Some(opts) || self.engine != engine {
             *self = Cache {
                 opts: Some(opts.clone()),
+                engine,
                 ..Cache::default()
             };
             return;
@@ -68,7 +76,8 @@ impl Cache {
 /// the entry keeps it alive), the placement's linear part (bits) and whether the solid is in.
 pub(crate) type BaseKey = (usize, [u64; 9], bool);
 
-/// A check that remembers what it found (module docs). CPU engine.
+/// A check that remembers what it found (module docs), on the CPU ([`Checker::check`]) or
+/// on a GPU context ([`Checker::check_on_gpu`]); switching between them starts afresh.
 #[derive(Debug)]
 pub struct Checker {
     opts: CheckOptions,
@@ -107,7 +116,7 @@ impl Checker {
         scene: &Scene,
         progress: Progress<'_>,
     ) -> Result<Report, CheckError> {
-        self.cache.prepare(scene, &self.opts);
+        self.cache.prepare(scene, &self.opts, None);
         super::run::ready(super::run::check_engine(
             scene,
             &self.opts,
@@ -115,5 +124,36 @@ impl Checker {
             Some(&mut self.cache),
             progress,
         ))
+    }
+
+    /// [`Checker::check`] on an open GPU context, as [`check_on_gpu`](super::check_on_gpu)
+    /// runs it (the backend setting picks fragment lists or peeling). Blocks: native only
+    /// (the browser awaits [`Checker::check_on_gpu_async`]).
+    #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+    pub fn check_on_gpu(
+        &mut self,
+        scene: &Scene,
+        ctx: &crate::gpu::GpuContext,
+        progress: Progress<'_>,
+    ) -> Result<Report, CheckError> {
+        crate::gpu::block_on(self.check_on_gpu_async(scene, ctx, progress))
+    }
+
+    /// [`Checker::check_on_gpu`] without blocking (the browser's way; natively it works too).
+    #[cfg(feature = "gpu")]
+    pub async fn check_on_gpu_async(
+        &mut self,
+        scene: &Scene,
+        ctx: &crate::gpu::GpuContext,
+        progress: Progress<'_>,
+    ) -> Result<Report, CheckError> {
+        let engine = super::run::gpu_engine(&self.opts, ctx);
+        self.cache
+            .prepare(scene, &self.opts, Some(engine.desc.method.name()));
+        let mut report =
+            super::run::check_engine(scene, &self.opts, &engine, Some(&mut self.cache), progress)
+                .await?;
+        report.adapter = Some(ctx.adapter_name());
+        Ok(report)
     }
 }

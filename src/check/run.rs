@@ -76,20 +76,30 @@ pub async fn check_on_gpu_async(
     ctx: &crate::gpu::GpuContext,
     progress: Progress<'_>,
 ) -> Result<Report, CheckError> {
+    let engine = gpu_engine(opts, ctx);
+    let mut report = check_engine(scene, opts, &engine, None, progress).await?;
+    report.adapter = Some(ctx.adapter_name());
+    Ok(report)
+}
+
+/// The GPU engine on `ctx` for these options: fragment lists, or peeling where the backend
+/// setting asks for it (`Backend::Cpu` counts as fragment lists).
+#[cfg(feature = "gpu")]
+pub(crate) fn gpu_engine<'a>(
+    opts: &CheckOptions,
+    ctx: &'a crate::gpu::GpuContext,
+) -> super::engine::GpuEngine<'a> {
     let method = match opts.backend {
         Backend::Gpu { peel: true } => crate::gpu::LdiMethod::Peel,
         _ => crate::gpu::LdiMethod::FragmentList,
     };
-    let engine = super::engine::GpuEngine {
+    super::engine::GpuEngine {
         ctx,
         desc: crate::gpu::LdiDesc {
             method,
             ..crate::gpu::LdiDesc::default()
         },
-    };
-    let mut report = check_engine(scene, opts, &engine, None, progress).await?;
-    report.adapter = Some(ctx.adapter_name());
-    Ok(report)
+    }
 }
 
 /// Drive a future that never waits (the CPU engine: every `.await` inside completes at once).

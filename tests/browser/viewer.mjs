@@ -276,6 +276,46 @@ const webgpuTests = [
     },
   },
   {
+    name: "a WebGPU re-check after a move runs only the moved part's pairs and finds what the CPU finds",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/");
+      await fetchScene(page, "kuka_folded");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        await v.clear();
+        await v.load(window.__files);
+        const first = await v.check();
+        const objects = JSON.parse(v.viewer.objects());
+        const last = objects[objects.length - 1];
+        const m = Array.from(v.viewer.transform(last.name));
+        m[12] += 0.01 * Math.max(...last.max.map((x, i) => x - last.min[i]));
+        v.setTransform(last.name, m);
+        const again = await v.check();
+        // The CPU worker checks the moved scene afresh: the oracle.
+        v.setAttribute("backend", "cpu");
+        const cpu = await v.check();
+        const keys = (r) => r.pairs.map((p) => `${[p.a, p.b].sort().join(" + ")}: ${p.kind}`).sort();
+        return {
+          backends: [first.backend, again.backend, cpu.backend],
+          cached: [first.stats.cached_pairs, again.stats.cached_pairs],
+          ldis: [first.stats.ldis, again.stats.ldis],
+          pairs: [keys(first), keys(again), keys(cpu)],
+          firstPairs: first.pairs.map((p) => ({ a: p.a, b: p.b })),
+          moved: last.name,
+        };
+      });
+      if (r.backends.join() !== "gpu,gpu,cpu") throw new Error(`backends ${r.backends}`);
+      if (r.cached[0] !== 0 || !(r.cached[1] > 0)) throw new Error(`pairs from memory: ${r.cached} (want 0, then some)`);
+      if (!(r.ldis[1] < r.ldis[0])) throw new Error(`LDIs ${r.ldis}: the re-check built as many as the first check`);
+      assertPairs({ pairs: r.firstPairs }, "kuka_folded", "the first WebGPU check");
+      if (JSON.stringify(r.pairs[1]) !== JSON.stringify(r.pairs[2])) {
+        throw new Error(`after moving ${r.moved}: WebGPU re-check ${JSON.stringify(r.pairs[1])}, CPU ${JSON.stringify(r.pairs[2])}`);
+      }
+      if (problems.length) throw new Error(problems.join("\n"));
+      await page.close();
+    },
+  },
+  {
     name: "a synthetic drop of scene.json with its meshes gives the reference pairs",
     async run(browser) {
       const { page } = await openPage(browser, "/");
