@@ -359,8 +359,9 @@ impl CheckWorker {
 
 /// One round of the check worker's warm-up (issue 15; `web/clash-worker.js`): the warm-up
 /// scene ([`crate::viewer::warm_up_files`]) loaded, checked with the default settings and its
-/// red edges found, by a [`CheckWorker`] of its own (the page's scene is not touched).
-/// Returns the clashes found: its pair and its self-collision. (Builds with the `stl`
+/// red edges found, by a [`CheckWorker`] of its own (the page's scene is not touched); then
+/// its moves ([`crate::viewer::warm_up_moves`]), each re-checked with its red edges. Returns
+/// the clashes the last check found: its pair and its self-collision. (Builds with the `stl`
 /// importer; the worker skips the warm-up where it is missing.)
 #[cfg(feature = "stl")]
 #[wasm_bindgen]
@@ -370,6 +371,13 @@ pub fn warm_up_round() -> Result<u32, JsError> {
     // The calls the worker makes for a check (the report's JSON included).
     w.check_report("{}", None)?;
     w.segments(None);
+    let ball = w.session.index("warm-up-ball").map_err(js_err)?;
+    let placed = *w.session.scene.objects[ball].world_from_object();
+    for m in crate::viewer::warm_up_moves(placed) {
+        w.session.scene.set_transform(ball, m).map_err(js_err)?;
+        w.check_report("{}", None)?;
+        w.segments(None);
+    }
     let found = w
         .last
         .as_ref()

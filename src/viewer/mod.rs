@@ -595,6 +595,17 @@ pub fn warm_up_files() -> Vec<InputFile> {
     .collect()
 }
 
+/// The warm-up's moves (issue 15): the warm-up scene's ball a little off its place and back,
+/// each followed by a re-check and its red edges, as a planner's moves are: a re-check takes
+/// paths a first check does not (remembered and moved coarse maps, meeting cells first, red
+/// edges of new relative placements). `placed`: the ball's placement as loaded.
+pub fn warm_up_moves(placed: DMat4) -> [DMat4; 2] {
+    [
+        DMat4::from_translation(glam::DVec3::new(0.02, 0.01, 0.0)) * placed,
+        placed,
+    ]
+}
+
 /// Check settings as the page and the widget send them (JSON), with the CLI's defaults.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -1135,6 +1146,27 @@ mod tests {
         // The ball's circles through the block's faces, the two shells' circle of crossing.
         assert!(seg.pairs.len() > 40, "{}", seg.pairs.len());
         assert!(seg.selves.len() > 20, "{}", seg.selves.len());
+        // Its moves: re-checks that answer the unmoved pairs from memory and move or build
+        // the ball's coarse maps, with red edges at the ball's new place; back home, the
+        // first check's answer again.
+        let mut checker = crate::check::Checker::new(CheckOptions::default());
+        let first = checker.check(&s.scene).expect("check");
+        let ball = s.index("warm-up-ball").expect("the ball");
+        let placed = *s.scene.objects[ball].world_from_object();
+        let mut last = None;
+        for m in warm_up_moves(placed) {
+            s.scene.set_transform(ball, m).expect("a move");
+            let again = checker.check(&s.scene).expect("re-check");
+            assert!(again.stats.cached_pairs > 0, "{:?}", again.stats);
+            assert!(
+                again.stats.coarse_moved + again.stats.coarse_maps > 0,
+                "{:?}",
+                again.stats
+            );
+            assert!(!segments_for(&s.scene, &again).pairs.is_empty());
+            last = Some(again);
+        }
+        assert_eq!(last.map(|r| r.pairs), Some(first.pairs));
     }
 
     fn file(name: &str, bytes: Vec<u8>) -> InputFile {
