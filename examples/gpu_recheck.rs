@@ -22,27 +22,14 @@
 
 #[path = "../benches/common/recheck_move.rs"]
 mod recheck_move;
+#[path = "../benches/common/scene_file.rs"]
+mod scene_file;
 
 use ldiclash::check::{check, CheckOptions, Checker};
 use ldiclash::gpu::{block_on, GpuContext, GpuOptions};
-use ldiclash::scene::{Scene, SceneFile};
+use scene_file::{load, median};
 use std::path::Path;
 use std::time::Instant;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
-fn load(path: &Path) -> Result<Scene, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file = SceneFile::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    let base = path.parent().unwrap_or(Path::new("."));
-    Scene::from_file(&file, |n| {
-        std::fs::read(base.join(n)).map_err(|e| e.to_string())
-    })
-    .map_err(|e| format!("{}: {e}", path.display()))
-}
 
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3

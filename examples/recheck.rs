@@ -13,26 +13,13 @@
 
 #[path = "../benches/common/recheck_move.rs"]
 mod recheck_move;
+#[path = "../benches/common/scene_file.rs"]
+mod scene_file;
 
 use ldiclash::check::{CheckOptions, Checker};
-use ldiclash::scene::{Scene, SceneFile};
+use scene_file::{load, median};
 use std::path::Path;
 use std::time::Instant;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn load(path: &Path) -> Result<Scene, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file = SceneFile::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    let base = path.parent().unwrap_or(Path::new("."));
-    Scene::from_file(&file, |n| {
-        std::fs::read(base.join(n)).map_err(|e| e.to_string())
-    })
-    .map_err(|e| format!("{}: {e}", path.display()))
-}
 
 fn main() {
     let mut args = std::env::args().skip(1);
