@@ -45,6 +45,8 @@ fi
 python3 - "$runs" "$bin" "$base" "$recheck" "${scenes[@]}" <<'EOF'
 import json, os, statistics, subprocess, sys
 runs, binary, base, recheck, scenes = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+if recheck and not os.path.exists(recheck):
+    sys.exit(f"{recheck}: no such file (cargo build --release --example gpu_recheck, or --recheck '')")
 configs = [("cpu", binary, "cpu"), ("gpu", binary, "gpu")]
 if base:
     configs.append(("gpu, base", base, "gpu"))
