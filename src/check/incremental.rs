@@ -153,6 +153,13 @@ impl Checker {
         let mut report =
             super::run::check_engine(scene, &self.opts, &engine, Some(&mut self.cache), progress)
                 .await?;
+        if report.stats.ldis == 0 {
+            // Every answer came from memory: make sure the device is still there, so that a
+            // lost one is noticed at this check (the page then checks on the CPU).
+            ctx.alive()
+                .await
+                .map_err(|e| CheckError::Gpu(e.to_string()))?;
+        }
         report.adapter = Some(ctx.adapter_name());
         Ok(report)
     }

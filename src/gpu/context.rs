@@ -147,6 +147,21 @@ impl GpuContext {
         self.queue.submit(Some(encoder.finish()))
     }
 
+    /// Whether the device still answers: its loss as recorded, else one small readback (on a
+    /// lost device the mapping fails). For a check that ran nothing on the GPU (every answer
+    /// remembered), which would otherwise not notice a device lost since the last one.
+    pub async fn alive(&self) -> Result<(), GpuError> {
+        self.check_lost()?;
+        let probe = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("GpuContext::alive"),
+            size: 4,
+            usage: wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        super::readback::read_bytes(self, &probe, 0, 4, "GpuContext::alive").await?;
+        self.check_lost()
+    }
+
     pub(crate) fn check_lost(&self) -> Result<(), GpuError> {
         match self.lost.lock().ok().and_then(|l| l.clone()) {
             Some(m) => Err(GpuError::DeviceLost(m)),
