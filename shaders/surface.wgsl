@@ -2,9 +2,9 @@
 // `collide::surface_contacts`: fragments of different objects closer than eps in depth are a
 // contact. Every fragment is compared with every later one within eps (a superset of the
 // seed's adjacent pairs), over all fragments of the pixel (the seed stops at seven).
-// Output: the pair table (contact pixels, smallest gap, bounds) and a per-pixel contact mask
-// (one bit per image pixel, atomicOr), both kept on the GPU; only the table is read back
-// unless the caller asks for the mask.
+// Any number of objects per LDI. Output: the pair table (contact pixels, smallest gap, bounds)
+// and a per-pixel contact mask (one bit per image pixel, atomicOr), both kept on the GPU; only
+// the table is read back unless the caller asks for the mask.
 
 @group(0) @binding(3) var<storage, read_write> pairs: array<GpuPairAcc>;
 @group(0) @binding(4) var<storage, read_write> mask: array<atomic<u32>>;
@@ -22,8 +22,11 @@ fn cs_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let x = params.x0 + p % params.width;
     let y = params.y0 + p / params.width;
-    // Pairs already counted in this pixel: bit (pair index) of a 64-bit set.
-    var seen = vec2<u32>(0u, 0u);
+    // Pairs already counted in this pixel (at most MAX_MET; one more is counted in the
+    // table's last entry, the host's error).
+    var seen: array<u32, 32>;
+    var met = 0u;
+    var lost = false;
     for (var i = s; i < e; i = i + 1u) {
         let f = fragments[i];
         for (var j = i + 1u; j < e; j = j + 1u) {
@@ -37,11 +40,20 @@ fn cs_main(@builtin(global_invocation_id) gid: vec3<u32>) {
             if a == b {
                 continue;
             }
-            let key = pair_index(min(a, MAX_OBJECTS - 1u), min(b, MAX_OBJECTS - 1u));
-            let word = key / 32u;
-            let bit = 1u << (key % 32u);
-            if (seen[word] & bit) == 0u {
-                seen[word] = seen[word] | bit;
+            let key = pair_index(a, b);
+            var known = false;
+            for (var q = 0u; q < met; q = q + 1u) {
+                if seen[q] == key {
+                    known = true;
+                }
+            }
+            if !known {
+                if met == MAX_MET {
+                    lost = true;
+                    continue;
+                }
+                seen[met] = key;
+                met = met + 1u;
                 atomicAdd(&pairs[key].pixels, 1u);
                 atomicMin(&pairs[key].lo_x, x);
                 atomicMin(&pairs[key].lo_y, y);
@@ -53,7 +65,10 @@ fn cs_main(@builtin(global_invocation_id) gid: vec3<u32>) {
             atomicMax(&pairs[key].hi_z, depth_key(g.depth));
         }
     }
-    if seen.x != 0u || seen.y != 0u {
+    if lost {
+        atomicAdd(&pairs[overflow_index()].pixels, 1u);
+    }
+    if met != 0u {
         let global = y * params.image_width + x;
         atomicOr(&mask[global / 32u], 1u << (global % 32u));
     }

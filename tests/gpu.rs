@@ -203,6 +203,50 @@ fn analytic_scenes_ldi_equals_cpu() {
     }
 }
 
+/// Any number of objects per LDI, but a pixel where more than 8 objects are inside one
+/// another is not followed: an error that says so, never a partial answer.
+#[test]
+fn analyses_past_their_per_pixel_capacity_are_an_error() {
+    let _g = lock();
+    let Some(ctx) = ctx() else { return };
+    let want = Analyses {
+        volume: true,
+        volume_outline: None,
+        surface_eps: None,
+        self_object: None,
+        read_ldi: false,
+        read_mask: false,
+        separation: None,
+    };
+    for (nested, fails) in [(8, false), (10, true)] {
+        let meshes: Vec<Mesh> = (0..nested)
+            .map(|k| uv_sphere(Vec3::ZERO, 1.0 - 0.09 * k as f32, 32, 16))
+            .collect();
+        let view = view_of(&meshes, ViewDesc::Axis(Axis::Z), 48);
+        let out = block_on(run(
+            ctx,
+            &view,
+            &objects(&meshes),
+            &LdiDesc::default(),
+            &want,
+        ));
+        match out {
+            Err(GpuError::AnalysisCapacity { pixels, analysis }) if fails => {
+                assert!(pixels > 0);
+                assert_eq!(analysis, "volume");
+            }
+            Ok(out) if !fails => {
+                // Every pair of nested spheres overlaps.
+                assert_eq!(out.volume.len(), nested * (nested - 1) / 2);
+                let (ldi, _) = rasterize(&view, &objects(&meshes)).unwrap();
+                let cpu = volume_overlaps_within(&ldi, &view, None);
+                assert_eq!(cpu.len(), out.volume.len());
+            }
+            other => panic!("{nested} nested spheres: {other:?}"),
+        }
+    }
+}
+
 /// The shared scenes (tests/data): all objects in one LDI along each axis.
 #[test]
 fn shared_scenes_ldi_equals_cpu() {
@@ -248,6 +292,16 @@ fn gpu_analyses_equal_cpu_analyses() {
             ],
         ),
         ("plane stack", vec![plane_stack(10, 4000, 1.0, 0.04)]),
+        // More objects than the pair table once held (8): each sphere meets its neighbours.
+        (
+            "fourteen spheres",
+            (0..14)
+                .map(|k| {
+                    let at = Vec3::new(0.8 * k as f32, 0.1 * (k % 3) as f32, 0.05 * k as f32);
+                    uv_sphere(at, 0.5, 24, 12)
+                })
+                .collect(),
+        ),
     ];
     for (name, meshes) in &cases {
         for d in [

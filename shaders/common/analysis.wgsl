@@ -7,7 +7,7 @@ struct GpuAnalysisParams {
     y0: u32,
     width: u32,
     height: u32,
-    // Objects in the LDI (at most MAX_OBJECTS).
+    // Objects in the LDI (ids 0..objects): the pair table has an entry per pair of them.
     objects: u32,
     // Object whose self-collision is measured.
     self_object: u32,
@@ -25,7 +25,10 @@ struct GpuAnalysisParams {
     outline: vec4<f32>,
 }
 
-// One pair (a < b) at index a * MAX_OBJECTS + b. Sums are fixed point (2^-31 per unit of
+// One pair (a < b) at `pair_index(a, b)`, then one last entry (`overflow_index()`) whose
+// `pixels` counts the pixels an analysis could not follow whole (more than MAX_OPEN objects
+// inside one another, more than MAX_MET pairs in one pixel): the host reports them as an error
+// instead of a wrong answer. Sums are fixed point (2^-31 per unit of
 // normalised depth) in two words; bounds are pixel indices and depth keys.
 struct GpuPairAcc {
     sum_lo: atomic<u32>,
@@ -43,7 +46,10 @@ struct GpuPairAcc {
     pad1: u32,
 }
 
-const MAX_OBJECTS: u32 = 8u;
+// Objects inside one another at once in one pixel that the volume pass follows (any number
+// per LDI), and distinct pairs one pixel may add to (28 = every pair of 8 objects).
+const MAX_OPEN: u32 = 8u;
+const MAX_MET: u32 = 32u;
 const FIXED_SCALE: f32 = 2147483648.0;
 
 @group(0) @binding(0) var<uniform> params: GpuAnalysisParams;
@@ -54,8 +60,17 @@ fn pixel_of(gid: vec3<u32>) -> u32 {
     return gid.y * params.row + gid.x;
 }
 
+// The pairs of `params.objects` objects, row by row: (0, 1), (0, 2), …, (1, 2), …
 fn pair_index(a: u32, b: u32) -> u32 {
-    return min(a, b) * MAX_OBJECTS + max(a, b);
+    let lo = min(a, b);
+    let hi = max(a, b);
+    return lo * params.objects - lo * (lo + 1u) / 2u + (hi - lo - 1u);
+}
+
+// The table's last entry: pixels not followed whole.
+fn overflow_index() -> u32 {
+    let n = params.objects;
+    return n * (n - 1u) / 2u;
 }
 
 // A length as fixed point (2^-31 units), for 64-bit sums in two atomic words.

@@ -64,15 +64,24 @@ pub enum GpuError {
         /// Why.
         message: String,
     },
-    /// More objects than the GPU analyses handle in one LDI.
+    /// More objects than the GPU analyses' pair tables hold in one storage binding.
     #[error(
-        "the GPU analyses handle at most {max} objects per LDI, got {objects}; use --backend cpu"
+        "the GPU analyses' pair table holds at most {max} objects per LDI on this device, got {objects}; use --backend cpu"
     )]
     TooManyObjects {
         /// Objects asked for.
         objects: usize,
         /// The limit.
         max: usize,
+    },
+    /// Pixels where an analysis met more than it follows at once: more than 8 objects
+    /// inside one another (volume), or more than 32 pairs (either analysis).
+    #[error("the GPU {analysis} analysis could not follow {pixels} pixel(s): more than 8 objects inside one another or 32 pairs meeting in one pixel; use --backend cpu")]
+    AnalysisCapacity {
+        /// Pixels not followed.
+        pixels: u64,
+        /// `volume` or `surface`.
+        analysis: &'static str,
     },
     /// A vertex projects too far from the image for exact 32-bit fixed point.
     #[error("a vertex projects {pixels:.0} pixels from the image, beyond the GPU path's ±2^21-pixel range; check a smaller region or use --backend cpu")]

@@ -37,7 +37,7 @@ pub use error::{GpuError, GpuInitError};
 pub use passes::shader_sources;
 pub use pipeline::{
     build_ldi, run, Analyses, GpuOutput, GpuPairContacts, GpuPairVolume, GpuSelf, GpuStats,
-    LdiDesc, LdiMethod, SortVariant, MAX_OBJECTS,
+    LdiDesc, LdiMethod, SortVariant,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use readback::drive;

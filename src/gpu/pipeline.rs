@@ -32,9 +32,6 @@ use crate::clock::now_ms;
 use crate::ldi::snap::{project_vertices, RasterObject, SUBPIXEL};
 use crate::ldi::{Fragment, Ldi, LdiView};
 
-/// Objects one LDI may hold for the GPU analyses (pair table size).
-pub const MAX_OBJECTS: usize = 8;
-
 /// How the GPU builds the LDI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LdiMethod {
@@ -306,10 +303,19 @@ pub async fn run(
         || want.self_object.is_some()
         || want.separation.is_some();
     let object_count = objects.iter().map(|o| o.id as usize + 1).max().unwrap_or(0);
-    if analyses && object_count > MAX_OBJECTS {
+    // The pair tables: an entry per pair of object ids, and the entry counting the pixels an
+    // analysis could not follow whole. They must fit one storage binding.
+    let table_entries = pair_count(object_count) + 1;
+    let table_bytes = (table_entries * std::mem::size_of::<GpuPairAcc>()) as u64;
+    if analyses && table_bytes > ctx.caps.max_storage_buffer() {
+        let per = std::mem::size_of::<GpuPairAcc>() as u64;
+        let most = (1..=object_count)
+            .rev()
+            .find(|&n| (pair_count(n) as u64 + 1) * per <= ctx.caps.max_storage_buffer())
+            .unwrap_or(0);
         return Err(GpuError::TooManyObjects {
             objects: object_count,
-            max: MAX_OBJECTS,
+            max: most,
         });
     }
     let (w, h) = (view.width, view.height);
@@ -380,7 +386,7 @@ pub async fn run(
     // Global analysis results, for the analyses asked for only (a buffer made is host work
     // the threads driving GPU jobs contend for).
     let pair_table = |label: &str, surface: bool| {
-        let init: Vec<GpuPairAcc> = (0..MAX_OBJECTS * MAX_OBJECTS)
+        let init: Vec<GpuPairAcc> = (0..table_entries)
             .map(|_| GpuPairAcc::empty(surface))
             .collect();
         init_buffer(ctx, label, bytemuck::cast_slice(&init))
@@ -771,7 +777,7 @@ pub async fn run(
 
     // 5. Read back: the tiles' statuses, the timestamps and the accumulators in one readback.
     let status_size = std::mem::size_of::<GpuStatus>() as u64;
-    let pairs_size = (MAX_OBJECTS * MAX_OBJECTS * std::mem::size_of::<GpuPairAcc>()) as u64;
+    let pairs_size = table_bytes;
     let mut ranges: Vec<(&wgpu::Buffer, u64, u64)> =
         statuses.iter().map(|b| (b, 0, status_size)).collect();
     let timer_at = timer.pending().map(|r| {
@@ -828,6 +834,20 @@ pub async fn run(
         }
         out.ldi = Some(ldi);
     }
+    // Pixels an analysis could not follow whole: an error, not a partial answer.
+    for i in [volume_at, surface_at].into_iter().flatten() {
+        let accs: Vec<GpuPairAcc> = bytemuck::pod_collect_to_vec(&read[i]);
+        if let Some(lost) = accs.get(table_entries - 1).filter(|a| a.pixels > 0) {
+            return Err(GpuError::AnalysisCapacity {
+                pixels: u64::from(lost.pixels),
+                analysis: if Some(i) == volume_at {
+                    "volume"
+                } else {
+                    "surface"
+                },
+            });
+        }
+    }
     if let Some(i) = volume_at {
         let accs: Vec<GpuPairAcc> = bytemuck::pod_collect_to_vec(&read[i]);
         out.volume = pairs_of(&accs, object_count)
@@ -875,14 +895,19 @@ pub async fn run(
     Ok(out)
 }
 
-/// Pairs `(a, b, acc)` with `a < b < objects` that have pixels.
+/// Pairs `a < b` of `objects` objects.
+fn pair_count(objects: usize) -> usize {
+    objects * objects.saturating_sub(1) / 2
+}
+
+/// Pairs `(a, b, acc)` with `a < b < objects` that have pixels: the table holds them row by
+/// row, (0, 1), (0, 2), …, (1, 2), … (`pair_index` in shaders/common/analysis.wgsl).
 fn pairs_of(accs: &[GpuPairAcc], objects: usize) -> impl Iterator<Item = (u32, u32, &GpuPairAcc)> {
-    (0..objects).flat_map(move |a| {
-        (a + 1..objects).filter_map(move |b| {
-            let acc = accs.get(a * MAX_OBJECTS + b)?;
-            (acc.pixels > 0).then_some((a as u32, b as u32, acc))
-        })
-    })
+    (0..objects)
+        .flat_map(move |a| (a + 1..objects).map(move |b| (a, b)))
+        .zip(accs)
+        .filter(|(_, acc)| acc.pixels > 0)
+        .map(|((a, b), acc)| (a as u32, b as u32, acc))
 }
 
 fn bounds_lo(acc: &GpuPairAcc) -> [f32; 3] {
