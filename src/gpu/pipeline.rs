@@ -835,9 +835,12 @@ pub async fn run(
         out.ldi = Some(ldi);
     }
     // Pixels an analysis could not follow whole: an error, not a partial answer.
+    let last_entry = (table_entries - 1) * std::mem::size_of::<GpuPairAcc>();
     for i in [volume_at, surface_at].into_iter().flatten() {
-        let accs: Vec<GpuPairAcc> = bytemuck::pod_collect_to_vec(&read[i]);
-        if let Some(lost) = accs.get(table_entries - 1).filter(|a| a.pixels > 0) {
+        let lost = read[i]
+            .get(last_entry..)
+            .and_then(|b| bytemuck::try_pod_read_unaligned::<GpuPairAcc>(b).ok());
+        if let Some(lost) = lost.filter(|a| a.pixels > 0) {
             return Err(GpuError::AnalysisCapacity {
                 pixels: u64::from(lost.pixels),
                 analysis: if Some(i) == volume_at {
