@@ -226,13 +226,30 @@ fn exact_steps(tri: &Triangle) -> bool {
 /// Boxes of at most this many pixel centres are scanned whole ([`box_stepped`]).
 const SMALL_BOX: u64 = 48;
 
-/// Whether a centre with edge values `e` is covered (the top-left rule on zeros).
-/// Evaluated without branches (`&`, `|` on `bool`): a centre's outcome is unpredictable.
+/// Edge values in whole units of 2^-16 pixel², exact where [`exact_steps`] holds: snapped
+/// coordinates are multiples of 1/256, so every edge function value and step is a multiple
+/// of 2^-16 below 2^37 in magnitude.
+const UNIT: f64 = 65536.0;
+
+/// `tri`'s edge functions at the centre `(px, py)` in [`UNIT`]s, each less one where a zero
+/// is outside (the top-left rule), so that a centre is covered exactly when all three are
+/// non-negative ([`inside`]); and their steps per column and per row. Only where
+/// [`exact_steps`] holds.
 #[inline(always)]
-fn inside(e: [f64; 3], owns: [bool; 3]) -> bool {
-    ((e[0] > 0.0) | (owns[0] & (e[0] == 0.0)))
-        & ((e[1] > 0.0) | (owns[1] & (e[1] == 0.0)))
-        & ((e[2] > 0.0) | (owns[2] & (e[2] == 0.0)))
+fn integer_edges(tri: &Triangle, px: f64, py: f64) -> ([i64; 3], [i64; 3], [i64; 3]) {
+    (
+        tri.edges
+            .map(|e| (e.eval(px, py) * UNIT) as i64 - i64::from(!e.owns)),
+        tri.edges.map(|e| (-(e.sign * e.dy) * UNIT) as i64),
+        tri.edges.map(|e| (e.sign * e.dx * UNIT) as i64),
+    )
+}
+
+/// Whether a centre with biased integer edge values `e` ([`integer_edges`]) is covered: all
+/// three non-negative, one sign test without branches (a centre's outcome is unpredictable).
+#[inline(always)]
+fn inside(e: [i64; 3]) -> bool {
+    (e[0] | e[1] | e[2]) >= 0
 }
 
 /// Every centre of `tri`'s box, rows bottom to top, with exactly stepped edge functions
@@ -241,10 +258,7 @@ fn inside(e: [f64; 3], owns: [bool; 3]) -> bool {
 fn box_stepped(tri: &Triangle, rows: Rows, tag: u32, out: &mut Vec<RawFragment>) {
     let px0 = f64::from(tri.xmin) + 0.5;
     let mut py = f64::from(tri.ymin) + 0.5;
-    let mut row = tri.edges.map(|e| e.eval(px0, py));
-    let step_x = tri.edges.map(|e| -(e.sign * e.dy));
-    let step_y = tri.edges.map(|e| e.sign * e.dx);
-    let owns = tri.edges.map(|e| e.owns);
+    let (mut row, step_x, step_y) = integer_edges(tri, px0, py);
     // Every centre is written to the next free slot, which only a covered centre keeps
     // (no branch on coverage): room for the whole box, cut back to what was covered.
     let blank = RawFragment {
@@ -252,21 +266,24 @@ fn box_stepped(tri: &Triangle, rows: Rows, tag: u32, out: &mut Vec<RawFragment>)
         fragment: crate::ldi::Fragment { depth: 0.0, tag },
     };
     let area = (tri.xmax - tri.xmin + 1) as usize * (tri.ymax - tri.ymin + 1) as usize;
-    let mut n = out.len();
-    out.resize(n + area, blank);
+    let first = out.len();
+    out.resize(first + area, blank);
+    // The box's slots as a slice of their own (the loop keeps its bounds in registers).
+    let slots = &mut out[first..];
+    let mut n = 0;
     for y in tri.ymin..=tri.ymax {
         let start = rows.start(y);
         let mut e = row;
         let mut px = px0;
         for x in tri.xmin..=tri.xmax {
-            out[n] = RawFragment {
+            slots[n] = RawFragment {
                 pixel: start.wrapping_add(x),
                 fragment: crate::ldi::Fragment {
                     depth: tri.depth(px, py) as f32,
                     tag,
                 },
             };
-            n += usize::from(inside(e, owns));
+            n += usize::from(inside(e));
             for k in 0..3 {
                 e[k] += step_x[k];
             }
@@ -277,7 +294,7 @@ fn box_stepped(tri: &Triangle, rows: Rows, tag: u32, out: &mut Vec<RawFragment>)
         }
         py += 1.0;
     }
-    out.truncate(n);
+    out.truncate(first + n);
 }
 
 /// Column `x` of `tri`'s box, bottom to top, with exactly stepped edge functions (only when
@@ -286,11 +303,9 @@ fn box_stepped(tri: &Triangle, rows: Rows, tag: u32, out: &mut Vec<RawFragment>)
 fn column_stepped(tri: &Triangle, x: u32, rows: Rows, tag: u32, out: &mut Vec<RawFragment>) {
     let px = f64::from(x) + 0.5;
     let py0 = f64::from(tri.ymin) + 0.5;
-    let mut e = tri.edges.map(|e| e.eval(px, py0));
-    let step = tri.edges.map(|e| e.sign * e.dx);
-    let owns = tri.edges.map(|e| e.owns);
+    let (mut e, _, step) = integer_edges(tri, px, py0);
     for y in tri.ymin..=tri.ymax {
-        if inside(e, owns) {
+        if inside(e) {
             let py = f64::from(y) + 0.5;
             out.push(RawFragment {
                 pixel: rows.start(y).wrapping_add(x),
