@@ -788,9 +788,10 @@ fn coarse_cells(
                 .cloned();
         }
     }
-    // A part that only moved since its map was built: its base map, moved (in parallel).
-    if let Some(c) = cache.as_deref_mut() {
-        let moved: Vec<(usize, glam::DVec3, Arc<CoarseMap>)> = (0..n)
+    // A part that only moved since its map was built: its base map, moved; the others' maps
+    // built. Both in one parallel pass (a frame moves tens of parts and builds a map or two).
+    let moved: Vec<(usize, glam::DVec3, Arc<CoarseMap>)> = match cache.as_deref() {
+        Some(c) => (0..n)
             .filter(|&o| need[o].0 && maps[o].is_none())
             .filter_map(|o| {
                 let obj = &scene.objects[o];
@@ -798,44 +799,64 @@ fn coarse_cells(
                 let (_, t0, base) = c.bases.get(&key)?;
                 Some((o, *t0, base.clone()))
             })
-            .collect();
-        let translated = par_map(&moved, |(o, t0, base)| {
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut wanted: Vec<usize> = (0..n).filter(|&o| need[o].0 && maps[o].is_none()).collect();
+    wanted.retain(|o| moved.binary_search_by_key(o, |m| m.0).is_err());
+    progress(0, wanted.len(), "coarse");
+    /// A map to make: move `moved[k]`'s base, or build object `o`'s.
+    enum MapTask {
+        Move(usize),
+        Build(usize),
+    }
+    let tasks: Vec<MapTask> = (0..moved.len())
+        .map(MapTask::Move)
+        .chain(wanted.iter().copied().map(MapTask::Build))
+        .collect();
+    let done = par_map(&tasks, |task| match *task {
+        MapTask::Move(k) => {
+            let (o, t0, base) = &moved[k];
             let obj = &scene.objects[*o];
             let t = obj.world_from_object().w_axis.truncate();
             let b = obj.aabb();
             let scale = f64::from(b.min.abs().max(b.max.abs()).max_element());
-            Arc::new(base.translated(t - *t0, scale * 1e-6 + 1e-30))
-        });
-        for ((o, ..), m) in moved.iter().zip(translated) {
-            c.maps.insert(scene.objects[*o].version(), m.clone());
-            maps[*o] = Some(m);
-            stats.coarse_moved += 1;
+            Ok(base.translated(t - *t0, scale * 1e-6 + 1e-30))
         }
-    }
-    let wanted: Vec<usize> = (0..n).filter(|&o| need[o].0 && maps[o].is_none()).collect();
-    progress(0, wanted.len(), "coarse");
-    let build = |&o: &usize| {
-        let obj = &scene.objects[o];
-        // With a cache, build the solid of every closed object: later pairs may want it.
-        let solid = need[o].1 || (cache.is_some() && obj.is_closed());
-        CoarseMap::build(obj, map_level(obj), solid, &reach, clips[o])
-    };
-    let built: Vec<Result<CoarseMap, CheckError>> = par_map(&wanted, build);
-    for (&o, m) in wanted.iter().zip(built) {
-        let m = Arc::new(m?);
-        if let Some(c) = cache.as_deref_mut() {
+        MapTask::Build(o) => {
             let obj = &scene.objects[o];
-            c.maps.insert(obj.version(), m.clone());
-            c.bases.insert(
-                base_key(obj, m.has_solid()),
-                (
-                    obj.mesh.clone(),
-                    obj.world_from_object().w_axis.truncate(),
-                    m.clone(),
-                ),
-            );
+            // With a cache, build the solid of every closed object: later pairs may want it.
+            let solid = need[o].1 || (cache.is_some() && obj.is_closed());
+            CoarseMap::build(obj, map_level(obj), solid, &reach, clips[o])
         }
-        maps[o] = Some(m);
+    });
+    for (task, m) in tasks.iter().zip(done) {
+        let m = Arc::new(m?);
+        match *task {
+            MapTask::Move(k) => {
+                let o = moved[k].0;
+                if let Some(c) = cache.as_deref_mut() {
+                    c.maps.insert(scene.objects[o].version(), m.clone());
+                }
+                maps[o] = Some(m);
+                stats.coarse_moved += 1;
+            }
+            MapTask::Build(o) => {
+                if let Some(c) = cache.as_deref_mut() {
+                    let obj = &scene.objects[o];
+                    c.maps.insert(obj.version(), m.clone());
+                    c.bases.insert(
+                        base_key(obj, m.has_solid()),
+                        (
+                            obj.mesh.clone(),
+                            obj.world_from_object().w_axis.truncate(),
+                            m.clone(),
+                        ),
+                    );
+                }
+                maps[o] = Some(m);
+            }
+        }
     }
     stats.coarse_maps += wanted.len();
     progress(wanted.len(), wanted.len(), "coarse");
@@ -858,7 +879,8 @@ fn coarse_cells(
             let obj = &scene.objects[o];
             CoarseMap::build(obj, level, p.volume, &reach, Some(clip)).map(Some)
         };
-        let (fa, fb) = (finer(p.i, a)?, finer(p.j, b)?);
+        let (fa, fb) = par_join(|| finer(p.i, a), || finer(p.j, b));
+        let (fa, fb) = (fa?, fb?);
         Ok(meeting_cells(fa.as_ref().unwrap_or(a), fb.as_ref().unwrap_or(b)).into())
     };
     let cells: Vec<Result<Arc<[MeetingCell]>, CheckError>> = par_map(&chosen, |&k| meet(&pairs[k]));
@@ -895,6 +917,22 @@ pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync 
     #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
     {
         items.iter().map(f).collect()
+    }
+}
+
+/// `(a(), b())`, the two in parallel natively and with `threads`, in turn in the plain wasm
+/// build.
+pub(crate) fn par_join<A: Send, B: Send>(
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
+    {
+        rayon::join(a, b)
+    }
+    #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
+    {
+        (a(), b())
     }
 }
 
