@@ -565,3 +565,59 @@ fn pairs_proven_apart_are_those_no_axis_sees() {
         assert_eq!(count(w), Some(expect), "{w}: {proven:?}");
     }
 }
+
+/// A one-shot check with many closed pairs first checks a spread sample of them. When more
+/// than a quarter of the sample finds nothing, the other closed pairs get their object-scale
+/// meeting cells before any view, and the pairs that have none get no LDI; when the sample
+/// collides, no map is built. The report is the whole-region engine's either way.
+#[test]
+fn closed_pairs_sampled_first_give_the_same_report() {
+    let ball = || uv_sphere(Vec3::ZERO, 0.5, 16, 8);
+    let opts = CheckOptions {
+        resolution: 32,
+        self_check: false,
+        ..CheckOptions::default()
+    };
+    let boxes = CheckOptions {
+        broad_phase: BroadPhase::Boxes,
+        ..opts.clone()
+    };
+    let at = |x: f64, y: f64| DMat4::from_translation(DVec3::new(x, y, 0.0));
+    // A 10 × 10 grid 0.8 apart: neighbours along x and y overlap (180 pairs), diagonal ones
+    // only meet at their boxes' corners (162 pairs, 1.13 apart).
+    let grid = placed(
+        (0..100)
+            .map(|k| (ball(), at(f64::from(k % 10) * 0.8, f64::from(k / 10) * 0.8)))
+            .collect(),
+    );
+    let r = check(&grid, &opts).unwrap();
+    assert_eq!(r.stats.candidate_pairs, 342);
+    assert_eq!(r.pairs, check(&grid, &boxes).unwrap().pairs);
+    assert_eq!(r.pairs.len(), 180);
+    assert!(r.pairs.iter().all(|p| p.kind.name() == "volume"));
+    // The sample's diagonal pairs had their views (and were then separated); the others none.
+    let s = &r.stats;
+    println!(
+        "grid: {} LDIs, {} maps, {} separated",
+        s.ldis, s.coarse_maps, s.coarse_separated
+    );
+    assert!(s.ldis < 180 + 40, "{} LDIs", s.ldis);
+    assert!(
+        s.coarse_separated >= 120,
+        "{} separated",
+        s.coarse_separated
+    );
+    // A row of balls 0.3 apart: every pair whose boxes meet collides (174 pairs); the sample
+    // finds them all, and no coarse map is built.
+    let row = placed(
+        (0..60)
+            .map(|k| (ball(), at(f64::from(k) * 0.3, 0.0)))
+            .collect(),
+    );
+    let r = check(&row, &opts).unwrap();
+    assert_eq!(r.pairs, check(&row, &boxes).unwrap().pairs);
+    assert_eq!(
+        (r.pairs.len(), r.stats.candidate_pairs, r.stats.coarse_maps),
+        (174, 174, 0)
+    );
+}

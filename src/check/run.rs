@@ -25,6 +25,11 @@ use crate::scene::{Object, Scene};
 /// Jobs handed to the engine between two progress reports.
 const BATCH: usize = 256;
 
+/// Closed pairs of a one-shot check whose first views go before the others' (when there are
+/// more than four times as many): their findings decide whether the others get their
+/// object-scale meeting cells first (`image_pairs`).
+const CLOSED_SAMPLE: usize = 32;
+
 /// Run a check without progress reports.
 pub fn check(scene: &Scene, opts: &CheckOptions) -> Result<Report, CheckError> {
     check_with_progress(scene, opts, &mut |_, _, _| {})
@@ -150,6 +155,9 @@ struct PairState {
     boxes_meet: bool,
     /// Proven apart exactly (`super::apart`): no LDI needed.
     apart: bool,
+    /// A closed pair of a one-shot check whose first view waits for the sample's verdict
+    /// ([`CLOSED_SAMPLE`]).
+    deferred: bool,
     acc: PairAxes,
 }
 
@@ -526,6 +534,7 @@ async fn image_pairs<E: Engine>(
             cells: None,
             boxes_meet: overlap.is_some(),
             apart: false,
+            deferred: false,
             acc: PairAxes::default(),
         });
     }
@@ -538,15 +547,15 @@ async fn image_pairs<E: Engine>(
     // a re-check of a checker (the planner's loop): there the maps are remembered, a moved
     // part gets its map moved, and cells first spare the pairs they separate their LDIs.
     let ldi_broad = opts.broad_phase == BroadPhase::Ldi;
+    let recheck = cache.as_deref().is_some_and(|c| !c.maps.is_empty());
     let mut coarse_ms = 0.0;
     if ldi_broad {
         let tc = now_ms();
-        let recheck = cache.as_deref().is_some_and(|c| !c.maps.is_empty());
         coarse_cells(
             scene,
             opts,
             &mut pairs,
-            |p| !p.volume || recheck,
+            |p| (!p.volume || recheck).then_some(Scale::Pair),
             &mut tally.stats,
             cache.as_deref_mut(),
             &mut *progress,
@@ -567,40 +576,86 @@ async fn image_pairs<E: Engine>(
     let settled = candidates.len() - pairs.iter().filter(|p| live(p)).count();
     let mut counter = Counter::new(pairs.len(), candidates.len(), settled);
     progress(counter.done, counter.total, "pairs");
-    let mut jobs = Vec::new();
-    let mut owners = Vec::new();
-    for (k, p) in pairs.iter().enumerate().filter(|(_, p)| live(p)) {
-        for axis in first_axes(p) {
-            let first = pair_job(p, axis);
-            jobs.push(if p.volume {
-                RegionJob {
-                    cells: None,
-                    ..first
-                }
-            } else {
-                first
-            });
-            owners.push(k);
+    let empty = |p: &PairState| p.acc.volume_pixels == 0 && p.acc.contact_pixels == 0;
+    // A closed pair's first view covers the whole view without its cells (above), which pays
+    // off when most closed pairs whose boxes meet collide. Where many do not (parts nested in
+    // a housing, shafts beside gears), each of those would cost a whole view that finds
+    // nothing: in a one-shot check with many closed pairs a spread sample of them goes first,
+    // and when more than a quarter of the sample finds nothing, the others get their
+    // object-scale meeting cells before their first views (a pair without any is separated
+    // and gets no LDI; the others keep their whole first views). The answers are the same
+    // either way (`closed_pairs_sampled_first_give_the_same_report`).
+    let closed: Vec<usize> = (0..pairs.len())
+        .filter(|&k| {
+            let p = &pairs[k];
+            ldi_broad && !recheck && p.volume && p.cells.is_none() && live(p)
+        })
+        .collect();
+    if closed.len() > 4 * CLOSED_SAMPLE {
+        let stride = closed.len() / CLOSED_SAMPLE;
+        for (n, &k) in closed.iter().enumerate() {
+            pairs[k].deferred = n % stride != 0;
         }
     }
-    counter.round(&owners);
-    let mut reported = 0;
     // A pair is done after its first axes when they found something (or axes are given).
     let mut found = vec![opts.axes != Axes::Auto; pairs.len()];
-    let done = run_jobs(engine, scene, opts, &jobs, tally, &mut |answers| {
-        for (j, a) in answers.iter().enumerate().skip(reported) {
-            found[owners[j]] |= a.volume.is_some() || a.contact.is_some();
+    for round in 0..2 {
+        if round == 1 {
+            let sample = closed.iter().filter(|&&k| !pairs[k].deferred);
+            let nothing = sample.clone().filter(|&&k| empty(&pairs[k])).count();
+            if !pairs.iter().any(|p| p.deferred) {
+                break;
+            }
+            if nothing * 4 > sample.count() {
+                let tc = now_ms();
+                let live_before = pairs.iter().filter(|p| live(p)).count();
+                coarse_cells(
+                    scene,
+                    opts,
+                    &mut pairs,
+                    |p| p.deferred.then_some(Scale::Object),
+                    &mut tally.stats,
+                    cache.as_deref_mut(),
+                    &mut *progress,
+                )?;
+                counter.done += live_before - pairs.iter().filter(|p| live(p)).count();
+                coarse_ms += now_ms() - tc;
+                progress(counter.done, counter.total, "pairs");
+            }
         }
-        counter.finish(&owners, reported, answers.len(), |k| found[k]);
-        reported = answers.len();
-        progress(counter.done, counter.total, "pairs");
-    })
-    .await?;
-    for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
-        let p = &mut pairs[*k];
-        merge_axis(&mut p.acc, job.axis, p.volume, a);
+        let mut jobs = Vec::new();
+        let mut owners = Vec::new();
+        let this_round = |p: &PairState| live(p) && p.deferred == (round == 1);
+        for (k, p) in pairs.iter().enumerate().filter(|(_, p)| this_round(p)) {
+            for axis in first_axes(p) {
+                let first = pair_job(p, axis);
+                jobs.push(if p.volume {
+                    RegionJob {
+                        cells: None,
+                        ..first
+                    }
+                } else {
+                    first
+                });
+                owners.push(k);
+            }
+        }
+        counter.round(&owners);
+        let mut reported = 0;
+        let done = run_jobs(engine, scene, opts, &jobs, tally, &mut |answers| {
+            for (j, a) in answers.iter().enumerate().skip(reported) {
+                found[owners[j]] |= a.volume.is_some() || a.contact.is_some();
+            }
+            counter.finish(&owners, reported, answers.len(), |k| found[k]);
+            reported = answers.len();
+            progress(counter.done, counter.total, "pairs");
+        })
+        .await?;
+        for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
+            let p = &mut pairs[*k];
+            merge_axis(&mut p.acc, job.axis, p.volume, a);
+        }
     }
-    let empty = |p: &PairState| p.acc.volume_pixels == 0 && p.acc.contact_pixels == 0;
     // The other closed pairs' meeting cells, where their first views found nothing: none, and
     // the pair is apart; else they restrict the other views, the proof that the pair is apart
     // and the clearance.
@@ -611,7 +666,7 @@ async fn image_pairs<E: Engine>(
             scene,
             opts,
             &mut pairs,
-            |p| p.volume && p.cells.is_none() && empty(p),
+            |p| (p.volume && p.cells.is_none() && empty(p)).then_some(Scale::Pair),
             &mut tally.stats,
             cache.as_deref_mut(),
             &mut *progress,
@@ -722,19 +777,30 @@ async fn image_pairs<E: Engine>(
     Ok(())
 }
 
-/// The LDI broad phase: a coarse occupancy map per object of a pair, each pair's meeting
-/// cells on them, and where the object maps are coarser than the pair (a small part next to
-/// a large one), pair-scale maps of both clipped to those cells (empty: separated).
+/// Which meeting cells [`coarse_cells`] finds for a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scale {
+    /// On the object maps, and where they are coarser than the pair (a small part next to a
+    /// large one) on pair-scale maps of both clipped to those cells; kept for the pair's views.
+    Pair,
+    /// On the object maps only, to separate: a pair without any is separated, the others keep
+    /// no cells (their views cover the whole view).
+    Object,
+}
+
+/// The LDI broad phase: a coarse occupancy map per object of the pairs `select` picks, and
+/// each pair's meeting cells on them at the [`Scale`] it asks for (empty: separated).
 fn coarse_cells(
     scene: &Scene,
     opts: &CheckOptions,
     pairs: &mut [PairState],
-    select: impl Fn(&PairState) -> bool,
+    select: impl Fn(&PairState) -> Option<Scale>,
     stats: &mut Stats,
     mut cache: Option<&mut Cache>,
     progress: Progress<'_>,
 ) -> Result<(), CheckError> {
-    let chosen: Vec<usize> = (0..pairs.len()).filter(|&k| select(&pairs[k])).collect();
+    let scale: Vec<Option<Scale>> = pairs.iter().map(&select).collect();
+    let chosen: Vec<usize> = (0..pairs.len()).filter(|&k| scale[k].is_some()).collect();
     if chosen.is_empty() {
         return Ok(());
     }
@@ -860,7 +926,8 @@ fn coarse_cells(
     }
     stats.coarse_maps += wanted.len();
     progress(wanted.len(), wanted.len(), "coarse");
-    let meet = |p: &PairState| -> Result<Arc<[MeetingCell]>, CheckError> {
+    let meet = |k: usize| -> Result<Arc<[MeetingCell]>, CheckError> {
+        let p = &pairs[k];
         let (Some(a), Some(b)) = (&maps[p.i], &maps[p.j]) else {
             return Ok(Arc::from(Vec::new()));
         };
@@ -868,7 +935,8 @@ fn coarse_cells(
         let cells = meeting_cells(a, b);
         let level = level_of(&p.region);
         // Worth it when an object map is at least four times coarser than the pair.
-        let Some(clip) = cells_box(&cells).filter(|_| a.level().max(b.level()) >= level + 2) else {
+        let finer_worth = scale[k] == Some(Scale::Pair) && a.level().max(b.level()) >= level + 2;
+        let Some(clip) = cells_box(&cells).filter(|_| finer_worth) else {
             return Ok(cells.into());
         };
         // Pair scale over the cells only: the object maps coarser than the pair are rebuilt.
@@ -883,12 +951,14 @@ fn coarse_cells(
         let (fa, fb) = (fa?, fb?);
         Ok(meeting_cells(fa.as_ref().unwrap_or(a), fb.as_ref().unwrap_or(b)).into())
     };
-    let cells: Vec<Result<Arc<[MeetingCell]>, CheckError>> = par_map(&chosen, |&k| meet(&pairs[k]));
+    let cells: Vec<Result<Arc<[MeetingCell]>, CheckError>> = par_map(&chosen, |&k| meet(k));
     for (&k, c) in chosen.iter().zip(cells) {
         let c = c?;
         let p = &mut pairs[k];
         if c.is_empty() {
             stats.coarse_separated += 1;
+        } else if scale[k] == Some(Scale::Object) {
+            continue; // object-scale cells only separate; the pair keeps its whole views
         }
         p.cells = Some(c);
     }
