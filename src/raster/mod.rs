@@ -476,6 +476,29 @@ impl Filter {
     }
 }
 
+impl Filter {
+    /// Whether every triangle whose world box lies within `lo..hi` passes [`Self::pixels`]:
+    /// `lo..hi` lies within the clip (and its depth range, when that clips) and, for axis
+    /// views, its pixel box lies within the image before clamping (a triangle's own pixel box
+    /// lies within the run's, and is never empty before clamping).
+    #[inline]
+    fn takes_all(&self, lo: Vec3, hi: Vec3) -> bool {
+        let Some((iu, iv)) = self.axes else {
+            return false;
+        };
+        if let Some(c) = &self.clip {
+            let inside = |k: usize| lo[k] >= c.min[k] && hi[k] <= c.max[k];
+            if !(inside(iu) && inside(iv) && self.depth.is_none_or(inside)) {
+                return false;
+            }
+        }
+        setup::ceil_i((f64::from(lo[iu]) - self.u0) * self.inv - 1.5) >= 0
+            && setup::floor_i((f64::from(hi[iu]) - self.u0) * self.inv + 0.5) < self.w
+            && setup::ceil_i((f64::from(lo[iv]) - self.v0) * self.inv - 1.5) >= 0
+            && setup::floor_i((f64::from(hi[iv]) - self.v0) * self.inv + 0.5) < self.h
+    }
+}
+
 /// Whether any active block meets the pixel box `[x0, x1] × [y0, y1]` (inclusive) and takes
 /// a world box of range `lo..=hi` along the view.
 #[inline]
@@ -573,7 +596,8 @@ fn raster_triangles(
     let mut range = [0.0; 2];
     for (r, run) in triangles.chunks(BOX_RUN).enumerate() {
         // A run's box holds its triangles' boxes: when it is clipped away or meets no active
-        // block, so does each of them.
+        // block, so does each of them; when the whole image takes it, each of them too.
+        let mut each = filtered;
         if let (true, Some([lo, hi])) = (filtered, boxes.map(|b| b[r])) {
             match filter.pixels(lo, hi) {
                 None => continue,
@@ -582,11 +606,11 @@ fn raster_triangles(
                 {
                     continue
                 }
-                Some(_) => {}
+                Some(_) => each = !(blocks.whole && filter.takes_all(lo, hi)),
             }
         }
         for t in run {
-            if filtered {
+            if each {
                 let [p, q, r] = t.map(|i| positions[i as usize]);
                 let lo = Vec3::new(
                     min3(p.x, q.x, r.x),
@@ -876,26 +900,33 @@ mod tests {
             let mut view = LdiView::new(&region, ViewDesc::Axis(axis), 64).expect("view");
             view.fit_depth(region.corners());
             let grid = [view.width.div_ceil(8), view.height.div_ceil(8)];
-            // Every third block active.
+            // Every third block active, and the whole image (whose runs inside the clip and
+            // the image are taken without testing their triangles).
             let mask: Vec<bool> = (0..grid[0] * grid[1]).map(|k| k % 3 == 0).collect();
-            let blocks = Blocks::from_mask(view.width, view.height, 8, &mask);
             let runs: Vec<Option<&[[Vec3; 2]]>> =
                 objects.iter().map(|(_, r)| Some(&r[..])).collect();
             let t = Traversal::default_for_build();
-            let (a, sa) = rasterize_clipped(&view, &blocks, &inputs, Some(&region), t).expect("a");
-            let (b, sb) = rasterize_runs(
-                &view,
-                &blocks,
-                &inputs,
-                &runs,
-                Some(Clip::image(&region)),
-                t,
-            )
-            .expect("b");
-            assert!(a.fragments.len() > 100, "{axis:?}: {}", a.fragments.len());
-            assert_eq!(a.offsets, b.offsets, "{axis:?}");
-            assert_eq!(a.fragments, b.fragments, "{axis:?}");
-            assert_eq!(sa.triangles, sb.triangles, "{axis:?}");
+            for blocks in [
+                Blocks::from_mask(view.width, view.height, 8, &mask),
+                Blocks::whole(view.width, view.height),
+            ] {
+                let (a, sa) =
+                    rasterize_clipped(&view, &blocks, &inputs, Some(&region), t).expect("a");
+                let (b, sb) = rasterize_runs(
+                    &view,
+                    &blocks,
+                    &inputs,
+                    &runs,
+                    Some(Clip::image(&region)),
+                    t,
+                )
+                .expect("b");
+                assert!(a.fragments.len() > 100, "{axis:?}: {}", a.fragments.len());
+                assert_eq!(a.offsets, b.offsets, "{axis:?}");
+                assert_eq!(a.fragments, b.fragments, "{axis:?}");
+                assert_eq!(sa.triangles, sb.triangles, "{axis:?}");
+            }
+            let blocks = Blocks::from_mask(view.width, view.height, 8, &mask);
             // Wrong boxes are refused, not trusted.
             let short = [Some(&objects[0].1[1..]), None];
             assert!(matches!(
