@@ -651,10 +651,7 @@ async fn image_pairs<E: Engine>(
             progress(counter.done, counter.total, "pairs");
         })
         .await?;
-        for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
-            let p = &mut pairs[*k];
-            merge_axis(&mut p.acc, job.axis, p.volume, a);
-        }
+        merge_answers(&mut pairs, &owners, &jobs, &done);
     }
     // The other closed pairs' meeting cells, where their first views found nothing: none, and
     // the pair is apart; else they restrict the other views, the proof that the pair is apart
@@ -716,10 +713,7 @@ async fn image_pairs<E: Engine>(
             progress(counter.done, counter.total, "pairs");
         })
         .await?;
-        for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
-            let p = &mut pairs[*k];
-            merge_axis(&mut p.acc, job.axis, p.volume, a);
-        }
+        merge_answers(&mut pairs, &owners, &jobs, &done);
     }
     // Directional separation (issue 13) of colliding closed pairs whose LDIs held only the
     // blocks where they meet: LDIs of the rest of those views complete them.
@@ -1031,6 +1025,19 @@ fn pair_job(p: &PairState, axis: Axis) -> RegionJob {
         cells: p.cells.clone(),
         volume: p.volume,
         rest: None,
+    }
+}
+
+/// Each job's answer into its owner's axes.
+fn merge_answers(
+    pairs: &mut [PairState],
+    owners: &[usize],
+    jobs: &[RegionJob],
+    done: &[RegionAnswer],
+) {
+    for ((k, job), a) in owners.iter().zip(jobs).zip(done) {
+        let p = &mut pairs[*k];
+        merge_axis(&mut p.acc, job.axis, p.volume, a);
     }
 }
 
