@@ -226,9 +226,10 @@ fn exact_steps(tri: &Triangle) -> bool {
 /// Boxes of at most this many pixel centres are scanned whole ([`box_stepped`]).
 const SMALL_BOX: u64 = 48;
 
-/// Edge values in whole units of 2^-16 pixel², exact where [`exact_steps`] holds: snapped
-/// coordinates are multiples of 1/256, so every edge function value and step is a multiple
-/// of 2^-16 below 2^37 in magnitude.
+/// Edge values in whole units of 2^-16 pixel²: snapped coordinates are multiples of 1/256,
+/// so an edge function's value at a pixel centre and its steps are multiples of 2^-16, and
+/// where [`exact_steps`] holds (coordinates below 2^18 pixels) they are below 2^55 units in
+/// magnitude: integers, stepped exactly in `i64`.
 const UNIT: f64 = 65536.0;
 
 /// `tri`'s edge functions at the centre `(px, py)` in [`UNIT`]s, each less one where a zero
