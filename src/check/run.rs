@@ -601,12 +601,17 @@ async fn image_pairs<E: Engine>(
     let mut found = vec![opts.axes != Axes::Auto; pairs.len()];
     for round in 0..2 {
         if round == 1 {
-            let sample = closed.iter().filter(|&&k| !pairs[k].deferred);
-            let nothing = sample.clone().filter(|&&k| empty(&pairs[k])).count();
             if !pairs.iter().any(|p| p.deferred) {
                 break;
             }
-            if nothing * 4 > sample.count() {
+            // The sample's verdict.
+            let sample: Vec<usize> = closed
+                .iter()
+                .copied()
+                .filter(|&k| !pairs[k].deferred)
+                .collect();
+            let nothing = sample.iter().filter(|&&k| empty(&pairs[k])).count();
+            if nothing * 4 > sample.len() {
                 let tc = now_ms();
                 let live_before = pairs.iter().filter(|p| live(p)).count();
                 coarse_cells(
