@@ -464,19 +464,26 @@ impl Filter {
                 }
             }
         }
-        // Integer floor and ceil (saturating): world positions are finite (`Scene` checks).
-        let x0 = setup::ceil_i((f64::from(lo[iu]) - self.u0) * self.inv - 1.5).max(0);
-        let x1 = setup::floor_i((f64::from(hi[iu]) - self.u0) * self.inv + 0.5).min(self.w - 1);
-        let y0 = setup::ceil_i((f64::from(lo[iv]) - self.v0) * self.inv - 1.5).max(0);
-        let y1 = setup::floor_i((f64::from(hi[iv]) - self.v0) * self.inv + 0.5).min(self.h - 1);
+        let [x0, x1, y0, y1] = self.unclamped(lo, hi, iu, iv);
+        let (x0, x1, y0, y1) = (x0.max(0), x1.min(self.w - 1), y0.max(0), y1.min(self.h - 1));
         if !(x0 <= x1 && y0 <= y1) {
             return None;
         }
         Some(Some([x0 as u32, x1 as u32, y0 as u32, y1 as u32]))
     }
-}
 
-impl Filter {
+    /// The pixel box of world box `lo..hi` (image axes `iu`, `iv`) with a pixel of slack,
+    /// before clamping to the image: first and last column and row.
+    #[inline(always)]
+    fn unclamped(&self, lo: Vec3, hi: Vec3, iu: usize, iv: usize) -> [i64; 4] {
+        // Integer floor and ceil (saturating): world positions are finite (`Scene` checks).
+        [
+            setup::ceil_i((f64::from(lo[iu]) - self.u0) * self.inv - 1.5),
+            setup::floor_i((f64::from(hi[iu]) - self.u0) * self.inv + 0.5),
+            setup::ceil_i((f64::from(lo[iv]) - self.v0) * self.inv - 1.5),
+            setup::floor_i((f64::from(hi[iv]) - self.v0) * self.inv + 0.5),
+        ]
+    }
     /// Whether every triangle whose world box lies within `lo..hi` passes [`Self::pixels`]:
     /// `lo..hi` lies within the clip (and its depth range, when that clips) and, for axis
     /// views, its pixel box lies within the image before clamping (a triangle's own pixel box
@@ -492,10 +499,8 @@ impl Filter {
                 return false;
             }
         }
-        setup::ceil_i((f64::from(lo[iu]) - self.u0) * self.inv - 1.5) >= 0
-            && setup::floor_i((f64::from(hi[iu]) - self.u0) * self.inv + 0.5) < self.w
-            && setup::ceil_i((f64::from(lo[iv]) - self.v0) * self.inv - 1.5) >= 0
-            && setup::floor_i((f64::from(hi[iv]) - self.v0) * self.inv + 0.5) < self.h
+        let [x0, x1, y0, y1] = self.unclamped(lo, hi, iu, iv);
+        x0 >= 0 && x1 < self.w && y0 >= 0 && y1 < self.h
     }
 }
 
