@@ -157,6 +157,11 @@ pub fn memory_bytes() -> f64 {
     core::arch::wasm32::memory_size::<0>() as f64 * 65536.0
 }
 
+/// At most this many bytes of meshes (positions and triangles) parsed by
+/// [`WebViewer::plan_load`] are kept for the load after it; a scene larger than that (one
+/// the plan may cut into tiles) parses the rest again.
+pub const PLAN_KEEP_BYTES: usize = 256 << 20;
+
 /// What loading these files would place, before anything is placed: JSON of
 /// [`crate::viewer::LoadPlan`] (`{scenes: [[file, [[[triangles, vertices], …], …]]],
 /// distinct: [triangles, vertices], loose_bytes, boxes: [[[x0, y0, z0, x1, y1, z1] | null,
@@ -526,6 +531,8 @@ pub struct WebViewer {
     anim: Option<crate::sim::Animation>,
     /// The section plane (a view tool: drawing and picking only, never checks).
     section: Option<Section>,
+    /// What [`WebViewer::plan_load`] parsed, for the next [`WebViewer::load`].
+    planned: crate::viewer::Parsed,
 }
 
 /// The section plane's outline colour.
@@ -705,6 +712,7 @@ impl WebViewer {
             drag: None,
             anim: None,
             section: None,
+            planned: crate::viewer::Parsed::default(),
         })
     }
 
@@ -805,7 +813,10 @@ impl WebViewer {
         data: Vec<js_sys::Uint8Array>,
     ) -> Result<String, JsError> {
         let had = self.session.scene.objects.len();
-        let out = self.session.load(&inputs(names, data)?);
+        // The meshes the plan just parsed of these files are not parsed again (issue 15: the
+        // page parsed every mesh twice, for its plan and for its scene).
+        let planned = std::mem::take(&mut self.planned);
+        let out = self.session.load_parsed(&inputs(names, data)?, &planned);
         self.objects_changed();
         if !out.added.is_empty() {
             // Frame what was added (new objects are appended), as model viewers do: a part
@@ -813,6 +824,20 @@ impl WebViewer {
             self.fit_objects(had);
         }
         to_json(&out)
+    }
+
+    /// [`plan_load`] of these files, keeping the meshes it parsed (up to
+    /// [`PLAN_KEEP_BYTES`]) for the next [`WebViewer::load`], which then takes them instead of
+    /// parsing the same files again (the next load uses them where its files' bytes are
+    /// those planned, and drops them either way).
+    pub fn plan_load(
+        &mut self,
+        names: Vec<String>,
+        data: Vec<js_sys::Uint8Array>,
+    ) -> Result<String, JsError> {
+        let (plan, kept) = crate::viewer::plan_load_keeping(&inputs(names, data)?, PLAN_KEEP_BYTES);
+        self.planned = kept;
+        to_json(&plan)
     }
 
     /// Units: every object is converted to `scene` (`mm`, `cm`, `m`, `um`, `in`, `ft`; `""` or

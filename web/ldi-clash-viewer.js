@@ -363,6 +363,19 @@ class CheckClient {
     return r.outcome;
   }
 
+  /** Undo the last load: the worker's scene rebuilt from the history without it. */
+  async dropLastLoad() {
+    const i = this.history.map((h) => h.op).lastIndexOf("load");
+    if (i < 0) return;
+    this.history.splice(i, 1);
+    if (!this.worker) {
+      this.inline = null; // check() rebuilds it from the history
+      return;
+    }
+    await this.call({ op: "clear" });
+    for (const h of this.history) await this._replay(h);
+  }
+
   /** The unit settings, as the viewer got them (same order relative to loads). */
   async setUnits(scene, def) {
     const h = { op: "units", scene, default: def };
@@ -780,6 +793,56 @@ function fmt(x, digits = 4) {
   return a !== 0 && (a < 1e-3 || a >= 1e6) ? x.toExponential(2) : x.toFixed(digits).replace(/\.?0+$/, "");
 }
 
+/** Whether files surely fit into wasm memory (`budget` bytes) without planning them: the
+ * plan's own bound (`_planTiles`: per placed triangle and vertex, per mesh file and its
+ * bytes) with every placement taken to place all the files' triangles at once, the
+ * triangles counted from binary STL headers, else bounded by the bytes (two bytes per
+ * triangle at least in OBJ, OFF and PLY, whose polygons become fans; sixty in ASCII STL),
+ * three vertices per triangle.
+ * Files whose bytes do not bound what they place (glTF, 3MF: instanced meshes, compressed;
+ * scene files with embedded meshes) never surely fit. Such a load goes to the check worker
+ * before the plan, which then runs beside the worker's parsing (issue 15). */
+export function surelyFits(names, datas, budget) {
+  let triangles = 0;
+  let placements = 0;
+  let bytes = 0;
+  for (let k = 0; k < names.length; k++) {
+    const ext = names[k].split(".").pop().toLowerCase();
+    const d = datas[k];
+    const n = d.byteLength;
+    bytes += n;
+    if (ext === "json") {
+      if (n > 1 << 20) return false;
+      const text = new TextDecoder().decode(d);
+      if (text.includes('"data:')) return false; // meshes embedded in a saved session
+      let file;
+      try {
+        file = JSON.parse(text);
+      } catch {
+        return false;
+      }
+      placements += Array.isArray(file?.objects) ? file.objects.length : 0;
+      continue;
+    }
+    placements += 1;
+    if (ext === "stl") {
+      const view = new DataView(d instanceof ArrayBuffer ? d : d.buffer, d instanceof ArrayBuffer ? 0 : d.byteOffset, n);
+      const binary = n >= 84 && 84 + 50 * view.getUint32(80, true) === n;
+      triangles += binary ? (n - 84) / 50 : n / 60;
+    } else if (ext === "obj" || ext === "off" || ext === "ply") {
+      triangles += n / 2;
+    } else {
+      return false;
+    }
+  }
+  // Per placement, every triangle as a part of its own (400 bytes each, as the plan counts a
+  // part); per mesh file its meshes twice and its bytes; five times the bytes for loose files.
+  const t = Math.ceil(triangles);
+  const perPlacement = 12 * (t + 3 * t) + 400 * (t + 1) + CHECK_BYTES_PER_TRIANGLE * t;
+  const need = placements * perPlacement + 12 * (t + 3 * t) * 2 + 5 * bytes;
+  return need <= budget;
+}
+
 async function toInputs(files) {
   const list = Array.from(files ?? []);
   const out = [];
@@ -1019,22 +1082,39 @@ export class LdiClashViewer extends HTMLElement {
       // and load what fits.
       // The load's phases (ms), in the next reports' timings_ms (issue 15).
       const lt = { load_read: performance.now() - t0 };
+      // The worker parses in parallel (the other core) while this thread plans and places
+      // the scene.
+      let workerLoad = null;
+      const post = (names, datas) => {
+        const tl = performance.now();
+        workerLoad = this.checker.load(names, datas).then((r) => {
+          lt.load_worker = performance.now() - tl;
+          if (this.checker.loadMs !== null) lt.load_in_worker = this.checker.loadMs;
+          return r;
+        });
+        lt.load_post = performance.now() - tl;
+      };
+      // Files that surely fit go to the worker before the plan (which then cuts nothing).
+      const early = !this._tiling && !!this.checker.worker && surelyFits(names, datas, this._budget ?? WASM_BUDGET);
+      this._loadedEarly = early; // (the tests read it)
+      if (early) post(names, datas);
       this._progress(1, "Planning the scene…", true);
       await new Promise((r) => setTimeout(r, 0));
-      let tl = performance.now();
+      const tp = performance.now();
       const limited = this._fitToMemory(names, datas, tile, carry);
-      lt.load_plan = performance.now() - tl;
+      lt.load_plan = performance.now() - tp;
       if (limited.note) notes.push(limited.note);
+      if (early && (limited.names !== names || limited.datas !== datas)) {
+        // The plan cut what `surelyFits` took to fit (its bound makes that impossible): the
+        // worker's scene is rebuilt without the early load, and it loads what the plan kept.
+        console.error("ldiclash: a load taken to fit into memory was cut by its plan");
+        await workerLoad;
+        await this.checker.dropLastLoad();
+        post(limited.names, limited.datas);
+      }
       this._progress(1, "Building the scene…", true);
       await new Promise((r) => setTimeout(r, 0));
-      // The worker parses in parallel (the other core) while this thread places the scene.
-      tl = performance.now();
-      const workerLoad = this.checker.load(limited.names, limited.datas).then((r) => {
-        lt.load_worker = performance.now() - tl;
-        if (this.checker.loadMs !== null) lt.load_in_worker = this.checker.loadMs;
-        return r;
-      });
-      lt.load_post = performance.now() - tl;
+      if (!workerLoad) post(limited.names, limited.datas);
       const tv = performance.now();
       outcome = JSON.parse(this.viewer.load(limited.names, limited.datas));
       if (this._tiling) {
@@ -1282,7 +1362,9 @@ export class LdiClashViewer extends HTMLElement {
   _planTiles(names, datas, budget, key) {
     let plan;
     try {
-      plan = JSON.parse(this.wasm.plan_load(names, datas));
+      // The viewer keeps the meshes its plan parses, and its load() right after takes them
+      // instead of parsing the same files again.
+      plan = JSON.parse(this.viewer.plan_load(names, datas));
     } catch {
       return null;
     }

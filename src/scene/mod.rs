@@ -705,7 +705,20 @@ impl Scene {
     /// one object per part ([`part_names`]).
     pub fn from_file_with(
         file: &SceneFile,
+        read: impl FnMut(&str) -> Result<Vec<u8>, String>,
+        settings: &UnitSettings,
+    ) -> Result<Scene, SceneError> {
+        Self::from_file_parsing(file, read, mesh::load_assembly, settings)
+    }
+
+    /// [`Scene::from_file_with`] with the meshes parsed by `parse(file, bytes)` (`file` as the
+    /// scene names it, or the format name of an embedded mesh) instead of
+    /// [`mesh::load_assembly`]: a caller that parsed a file already (the page's memory plan,
+    /// [`crate::viewer::plan_load_keeping`]) hands that back instead of parsing it again.
+    pub fn from_file_parsing(
+        file: &SceneFile,
         mut read: impl FnMut(&str) -> Result<Vec<u8>, String>,
+        mut parse: impl FnMut(&str, &[u8]) -> Result<mesh::LoadedAssembly, mesh::MeshLoadError>,
         settings: &UnitSettings,
     ) -> Result<Scene, SceneError> {
         let declared = file.declared_units()?;
@@ -730,13 +743,12 @@ impl Scene {
                         file: short_file_name(&e.file),
                         reason,
                     })?;
-                    let assembly = mesh::load_assembly(&format_name, &bytes).map_err(|source| {
-                        SceneError::Mesh {
+                    let assembly =
+                        parse(&format_name, &bytes).map_err(|source| SceneError::Mesh {
                             name: e.name.clone(),
                             file: short_file_name(&e.file),
                             source,
-                        }
-                    })?;
+                        })?;
                     let prepared =
                         Arc::new(PreparedFile::new(&assembly, declared, settings, &e.name)?);
                     cache.insert(e.file.clone(), prepared.clone());

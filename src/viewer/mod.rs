@@ -170,6 +170,13 @@ impl Session {
     /// Each scene or mesh either loads whole or not at all, and a failure never touches what
     /// is already loaded.
     pub fn load(&mut self, files: &[InputFile]) -> LoadOutcome {
+        self.load_parsed(files, &Parsed::default())
+    }
+
+    /// [`Session::load`], taking the meshes of scene files from `parsed` (what
+    /// [`plan_load_keeping`] parsed of the same files) instead of parsing them again; a file
+    /// whose bytes are not those `parsed` was made from is parsed.
+    pub fn load_parsed(&mut self, files: &[InputFile], parsed: &Parsed) -> LoadOutcome {
         let mut out = LoadOutcome::default();
         let by_name: HashMap<&str, &InputFile> =
             files.iter().map(|f| (f.name.as_str(), f)).collect();
@@ -191,7 +198,7 @@ impl Session {
                 Ok(file) => {
                     let mut wanted = Vec::new();
                     let units = self.units;
-                    let sub = Scene::from_file_with(
+                    let sub = Scene::from_file_parsing(
                         &file,
                         |name| {
                             let f = by_name
@@ -203,6 +210,10 @@ impl Session {
                             })?;
                             wanted.push(f.name.clone());
                             Ok(f.bytes.clone())
+                        },
+                        |name, bytes| match parsed.get(name, bytes) {
+                            Some(a) => Ok(a.clone()),
+                            None => mesh::load_assembly(name, bytes),
                         },
                         &units,
                     );
@@ -412,6 +423,56 @@ struct PartBox {
 /// Count what [`Session::load`] of `files` would place, parsing each mesh a scene file names
 /// once and placing nothing (see [`LoadPlan`]).
 pub fn plan_load(files: &[InputFile]) -> LoadPlan {
+    plan_load_keeping(files, 0).0
+}
+
+/// Meshes of scene files as [`plan_load_keeping`] parsed them, by the file name the scene
+/// gives, each with a fingerprint of the bytes it was parsed from (their length and an
+/// FNV-1a hash of at most 4 096 bytes spread over them), for [`Session::load_parsed`].
+#[derive(Debug, Clone, Default)]
+pub struct Parsed {
+    files: HashMap<String, ((usize, u64), mesh::LoadedAssembly)>,
+}
+
+impl Parsed {
+    /// The meshes parsed from `bytes` under `name`, if these are the bytes they came from.
+    pub fn get(&self, name: &str, bytes: &[u8]) -> Option<&mesh::LoadedAssembly> {
+        self.files
+            .get(name)
+            .filter(|(f, _)| *f == fingerprint(bytes))
+            .map(|(_, a)| a)
+    }
+
+    /// Files held.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether none is held.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+/// The length of `bytes` and an FNV-1a hash of at most 4 096 of them, evenly spread (every
+/// byte of a file up to that size): a file parsed for the plan is told from another of the
+/// same name without hashing all of it (a hall's files are hundreds of megabytes).
+fn fingerprint(bytes: &[u8]) -> (usize, u64) {
+    let step = bytes.len().div_ceil(4096).max(1);
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for &b in bytes.iter().step_by(step) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    (bytes.len(), h)
+}
+
+/// [`plan_load`], keeping what it parsed (for [`Session::load_parsed`] of the same files,
+/// which then parses nothing again) while the meshes kept hold at most `keep_bytes` of
+/// positions and triangles: a scene too large for memory (the plan's reason to be) keeps
+/// only its first files.
+pub fn plan_load_keeping(files: &[InputFile], keep_bytes: usize) -> (LoadPlan, Parsed) {
+    let mut kept = Parsed::default();
+    let mut kept_bytes = 0usize;
     let by_name: HashMap<&str, &InputFile> = files.iter().map(|f| (f.name.as_str(), f)).collect();
     let by_base: HashMap<String, &InputFile> = files
         .iter()
@@ -470,7 +531,9 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
                 continue;
             }
             // A mesh embedded in the scene file (a saved session) or one of the files.
-            let (key, format_name, bytes) = match crate::scene::embedded_mesh(&e.file) {
+            let embedded = crate::scene::embedded_mesh(&e.file);
+            let is_file = embedded.is_none();
+            let (key, format_name, bytes) = match embedded {
                 Some((format_name, Ok(bytes))) => (e.file.clone(), format_name, bytes.into()),
                 Some((_, Err(_))) => {
                     objects.push(vec![[0, 0]]);
@@ -501,6 +564,19 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
             let parts = parsed.entry(key.clone()).or_insert_with(|| {
                 match mesh::load_assembly(&format_name, &bytes) {
                     Ok(a) => {
+                        // Kept for the load under the name the scene gives (a file, not
+                        // an embedded mesh: the load decodes those itself), within the
+                        // budget.
+                        let size: usize = a
+                            .meshes
+                            .iter()
+                            .map(|m| 12 * (m.positions.len() + m.triangles.len()))
+                            .sum();
+                        if is_file && kept_bytes + size <= keep_bytes {
+                            kept_bytes += size;
+                            kept.files
+                                .insert(e.file.clone(), (fingerprint(&bytes), a.clone()));
+                        }
                         let mut own = [0, 0, bytes.len() as u64];
                         for m in &a.meshes {
                             own[0] += m.triangles.len() as u64;
@@ -545,7 +621,7 @@ pub fn plan_load(files: &[InputFile]) -> LoadPlan {
         .filter(|f| extension(&f.name) != "json" && !used.contains(&f.name.as_str()))
         .map(|f| f.bytes.len() as u64)
         .sum();
-    plan
+    (plan, kept)
 }
 
 /// The check worker's warm-up scene (issue 15; `web/clash-worker.js`): a ball through a
@@ -1432,6 +1508,62 @@ mod tests {
         assert_eq!(plan.boxes, vec![vec![unit, unit, None]]);
         assert_eq!(plan.sources, vec![vec![Some(0), Some(0), None]]);
         assert_eq!(plan.meshes, vec![[12, 8, files[1].bytes.len() as u64]]);
+    }
+
+    #[test]
+    fn a_load_after_its_plan_takes_the_meshes_the_plan_parsed() {
+        let scene = br#"{"objects": [
+            {"name": "left", "file": "meshes/a.stl"},
+            {"name": "right", "file": "b.stl",
+             "world_from_object": [1,0,0,0, 0,1,0,0, 0,0,1,0, 0.5,0,0,1]}
+        ]}"#;
+        let files = [
+            file("scene.json", scene.to_vec()),
+            file("a.stl", cube_at(0.0)),
+            file("b.stl", cube_at(0.25)),
+        ];
+        let (plan, kept) = plan_load_keeping(&files, usize::MAX);
+        assert_eq!(plan, plan_load(&files));
+        assert_eq!(kept.len(), 2);
+        let mut fresh = Session::default();
+        assert!(fresh.load(&files).errors.is_empty());
+        let mut planned = Session::default();
+        let out = planned.load_parsed(&files, &kept);
+        assert!(out.errors.is_empty(), "{:?}", out.errors);
+        assert_eq!(out.added, ["left", "right"]);
+        // The same scene, its meshes the very ones the plan parsed (not parsed again).
+        for (k, (name, bytes)) in [
+            ("meshes/a.stl", &files[1].bytes),
+            ("b.stl", &files[2].bytes),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let (a, b) = (&planned.scene.objects[k], &fresh.scene.objects[k]);
+            assert_eq!(a.name, b.name);
+            assert_eq!(a.world().positions, b.world().positions);
+            assert_eq!(a.mesh.triangles, b.mesh.triangles);
+            let parsed = kept.get(name, bytes).expect("kept");
+            assert!(
+                Arc::ptr_eq(&a.mesh, &parsed.meshes[0]),
+                "{name} parsed again"
+            );
+            assert!(!Arc::ptr_eq(&b.mesh, &parsed.meshes[0]));
+        }
+        // Other bytes under a planned name are parsed, not taken from the plan.
+        let moved = [
+            files[0].clone(),
+            file("a.stl", cube_at(2.0)),
+            files[2].clone(),
+        ];
+        assert!(kept.get("meshes/a.stl", &moved[1].bytes).is_none());
+        let mut other = Session::default();
+        assert!(other.load_parsed(&moved, &kept).errors.is_empty());
+        assert_eq!(other.scene.objects[0].aabb().min.x, 2.0);
+        // A budget too small for the first file keeps nothing; the plan is the same.
+        let (small, none) = plan_load_keeping(&files, 100);
+        assert_eq!(small, plan);
+        assert!(none.is_empty());
     }
 
     #[test]

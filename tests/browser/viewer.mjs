@@ -1223,10 +1223,19 @@ webgpuTests.push({
     await fetchScene(page, "kuka_folded");
     const r = await page.evaluate(async () => {
       const v = document.querySelector("ldi-clash-viewer");
+      // Whether each load went to the worker before its plan (files that surely fit).
+      const early = [];
       await v.clear();
       await v.load(window.__files);
+      early.push(v._loadedEarly);
       const { need, base } = v._plan;
       const whole = v.tiles;
+      // The early load's bound is above the plan's need: with a budget just under the need,
+      // the files do not surely fit.
+      const { surelyFits } = await import("/ldi-clash-viewer.js");
+      const names = window.__files.map((f) => f.name);
+      const datas = window.__files.map((f) => new Uint8Array(f.bytes));
+      const bound = { atNeed: surelyFits(names, datas, need - 1), atLimit: surelyFits(names, datas, 3.5 * 2 ** 30) };
       // A budget for about 80 % of the objects besides the meshes: the same path as a hall
       // over 4 GiB.
       await v.clear();
@@ -1239,6 +1248,7 @@ webgpuTests.push({
       v.addEventListener("load", onLoad);
       v.addEventListener("tile", onTile);
       const outcome = await v.load(window.__files);
+      early.push(v._loadedEarly);
       const report = await v.check();
       const loaded = JSON.parse(v.viewer.objects()).map((o) => o.name);
       const tiles = v.tiles;
@@ -1274,12 +1284,19 @@ webgpuTests.push({
       v._testHooks.setMemoryBudget(null);
       await v.clear();
       await v.load(window.__files);
+      early.push(v._loadedEarly);
       const again = JSON.parse(v.viewer.objects()).length;
-      return { need, whole, outcome, report, loaded, tiles, note, buttons, all, after, events, movedName, m, back, onSecond, bad, save, again, afterClear: v.tiles };
+      const againReport = await v.check();
+      return { need, whole, outcome, report, loaded, tiles, note, buttons, all, after, events, movedName, m, back, onSecond, bad, save, again, againReport, afterClear: v.tiles, early, bound };
     });
     const order = JSON.parse(readFileSync(path.join(ROOT, "tests", "data", "kuka_folded", "scene.json"), "utf8")).objects.map((o) => o.name);
     const reference = referencePairs("kuka_folded");
     if (r.whole !== null) throw new Error(`a scene that fits has tiles: ${JSON.stringify(r.whole)}`);
+    // A scene that surely fits goes to the worker before its plan; one over the budget after
+    // it (only what the plan keeps); the bound is above the plan's need.
+    if (JSON.stringify(r.early) !== "[true,false,true]") throw new Error(`loads posted before their plans: ${JSON.stringify(r.early)}`);
+    if (r.bound.atNeed !== false || r.bound.atLimit !== true) throw new Error(`surelyFits at the plan's need − 1 and at the limit: ${JSON.stringify(r.bound)}`);
+    if (JSON.stringify(pairKeys(r.againReport)) !== JSON.stringify(referencePairs("kuka_folded"))) throw new Error(`after a load posted before its plan: pairs ${JSON.stringify(pairKeys(r.againReport))}`);
     const text = r.outcome.notes.find((n) => n.startsWith("This scene would need about")) ?? "";
     const m = text.match(/split into (\d+) tiles of neighbouring objects that fit; loaded and checked tile 1 of (\d+): (\d+) of (\d+) objects and (\d+) neighbours/);
     if (!m) throw new Error(`no note with the numbers: ${JSON.stringify(r.outcome.notes)}`);
