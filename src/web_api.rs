@@ -1847,7 +1847,6 @@ impl WebViewer {
     /// `review` (JSON as scene.json's `review` section: rules and clash states; `""`: none).
     /// Objects sharing a mesh share its URI.
     pub fn session_file(&self, review: &str) -> Result<String, JsError> {
-        use std::fmt::Write as _;
         let review: Option<crate::review::ReviewFile> = if review.trim().is_empty() {
             None
         } else {
@@ -1864,13 +1863,7 @@ impl WebViewer {
             let file = match uris.get(&key) {
                 Some(u) => u.clone(),
                 None => {
-                    let mut obj = String::with_capacity(o.mesh.positions.len() * 40);
-                    for p in &o.mesh.positions {
-                        let _ = writeln!(obj, "v {} {} {}", p.x, p.y, p.z);
-                    }
-                    for t in &o.mesh.triangles {
-                        let _ = writeln!(obj, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
-                    }
+                    let obj = crate::mesh::io::write_obj(&o.mesh);
                     let u = crate::scene::embed_mesh("model/obj", obj.as_bytes());
                     uris.insert(key, u.clone());
                     u

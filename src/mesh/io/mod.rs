@@ -48,6 +48,21 @@ pub use common::MAX_TRIANGLES;
 #[cfg(feature = "stl")]
 pub use stl::write_binary as write_stl_binary;
 
+/// The mesh as Wavefront OBJ text: its vertices, then its triangles (1-based). What a saved
+/// session embeds, and the check worker's warm-up scene has one of.
+pub fn write_obj(mesh: &Mesh) -> String {
+    use std::fmt::Write as _;
+    let mut obj = String::with_capacity(mesh.positions.len() * 40 + mesh.triangles.len() * 24);
+    for p in &mesh.positions {
+        // Writing into a String cannot fail.
+        let _ = writeln!(obj, "v {} {} {}", p.x, p.y, p.z);
+    }
+    for t in &mesh.triangles {
+        let _ = writeln!(obj, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+    obj
+}
+
 /// A mesh file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
