@@ -5,7 +5,9 @@
 // and B alternate page by page, so that the machine's drift falls on both alike. Per scene
 // and build, medians of the rounds: load() as the caller waits for it, the load's phases
 // from the first check's `timings_ms` (the memory plan, the page's own scene, the wait for
-// the worker's load from its post), the first check's engine; and B / A of load().
+// the worker's load from its post), the first check's engine, check() right after load() (the
+// check load() started, its red edges included) and its clash review on the page; and B / A
+// of load().
 //
 //   node benches/page-load.mjs --a DIR --b DIR [--rounds N] [--scenes a,b]
 //
@@ -108,8 +110,9 @@ try {
           await v.load(files);
           const t1 = performance.now();
           await v.check();
+          const t2 = performance.now();
           const t = report.timings_ms;
-          return { load: t1 - t0, plan: t.load_plan, view: t.load_view, worker: t.load_worker, engine: t.total, pairs: report.pairs.length };
+          return { load: t1 - t0, plan: t.load_plan, view: t.load_view, worker: t.load_worker, engine: t.total, check: t2 - t1, review: t.page_review, pairs: report.pairs.length };
         }, base);
         await page.close();
         if (problems.length) throw new Error(`${scene} (${build}): ${problems.join("; ")}`);
@@ -125,13 +128,13 @@ try {
 
 console.log(`A fresh widget's load (headless Chromium without a 3D view, CPU worker on one thread; ${ROUNDS} rounds, A and B alternating; medians, ms). A: ${opts.a}, B: ${opts.b}`);
 console.log("");
-console.log("| scene | load(): A / B | B / A | plan: A / B | page's scene: A / B | wait for the worker's load: A / B | first check's engine: A / B | pairs A / B |");
-console.log("|---|---|---|---|---|---|---|---|");
+console.log("| scene | load(): A / B | B / A | plan: A / B | page's scene: A / B | wait for the worker's load: A / B | first check's engine: A / B | check() after load(): A / B | its clash review on the page: A / B | pairs A / B |");
+console.log("|---|---|---|---|---|---|---|---|---|---|");
 for (const scene of scenes) {
   const [a, b] = ["A", "B"].map((k) => runs[`${scene} ${k}`]);
   const m = (v, k) => median(v.map((x) => x[k]));
   const pair = (k) => `${ms(m(a, k))} / ${ms(m(b, k))}`;
-  console.log(`| ${scene} | ${pair("load")} | ${(m(b, "load") / m(a, "load")).toFixed(2)} | ${pair("plan")} | ${pair("view")} | ${pair("worker")} | ${pair("engine")} | ${a[0].pairs} / ${b[0].pairs} |`);
+  console.log(`| ${scene} | ${pair("load")} | ${(m(b, "load") / m(a, "load")).toFixed(2)} | ${pair("plan")} | ${pair("view")} | ${pair("worker")} | ${pair("engine")} | ${pair("check")} | ${pair("review")} | ${a[0].pairs} / ${b[0].pairs} |`);
   if ([...a, ...b].some((x) => x.pairs !== a[0].pairs)) {
     console.error(`page-load: ${scene}: the builds' checks found different pairs`);
     process.exitCode = 1;

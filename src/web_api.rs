@@ -363,8 +363,11 @@ impl CheckWorker {
 }
 
 /// One round of the check worker's warm-up (issue 15; `web/clash-worker.js`): the warm-up
-/// scene ([`crate::viewer::warm_up_files`]) loaded, checked with the default settings and its
-/// red edges found, by a [`CheckWorker`] of its own (the page's scene is not touched); then
+/// scene ([`crate::viewer::warm_up_files`]) loaded, checked with the default settings, its
+/// red edges found and its report reviewed as the page reviews one (the page's module runs
+/// the browser's optimised code of the worker's: its first load's plan and first check's
+/// review were slower without), by a [`CheckWorker`] of its own (the page's scene is not
+/// touched); then
 /// its moves ([`crate::viewer::warm_up_moves`]), each re-checked with its red edges. Returns
 /// the clashes the last check found: its pair and its self-collision. (Builds with the `stl`
 /// importer; the worker skips the warm-up where it is missing.)
@@ -374,8 +377,11 @@ pub fn warm_up_round() -> Result<u32, JsError> {
     let mut w = CheckWorker::new();
     w.session.load(&crate::viewer::warm_up_files());
     // The calls the worker makes for a check (the report's JSON included).
-    w.check_report("{}", None)?;
+    let report = w.check_report("{}", None)?;
     w.segments(None);
+    // And the page's clash review of it (`review_report`, `WebViewer::review_and_show`): the
+    // page's module shares the optimised code.
+    reviewed(&report, "", "")?;
     let ball = w.session.index("warm-up-ball").map_err(js_err)?;
     let placed = *w.session.scene.objects[ball].world_from_object();
     for m in crate::viewer::warm_up_moves(placed) {
