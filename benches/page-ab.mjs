@@ -13,27 +13,11 @@
 // rounds per build and scene.
 
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
 import { BASE_ARGS, CHROMIUM, WEBGPU_ARGS, serve } from "../tests/browser/harness.mjs";
+import { median, ms, twoBuilds } from "./node/page-common.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const { values: opts } = parseArgs({
-  options: {
-    a: { type: "string" },
-    b: { type: "string", default: path.join(ROOT, "dist") },
-    rounds: { type: "string", default: "10" },
-    scenes: { type: "string", default: "bunny_pair,gripper_parts,kuka_folded,kuka_zero_pose" },
-  },
-});
-if (!opts.a) {
-  console.error("usage: node benches/page-ab.mjs --a DIR --b DIR [--rounds N] [--scenes a,b]");
-  process.exit(2);
-}
-const ROUNDS = Math.max(1, Number(opts.rounds) || 10);
-const median = (v) => [...v].sort((x, y) => x - y)[v.length >> 1];
-const ms = (x) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
+const { opts, rounds: ROUNDS } = twoBuilds("page-ab.mjs", 10, "bunny_pair,gripper_parts,kuka_folded,kuka_zero_pose");
 
 /** A settled page of build `url` (its demo checked, the worker warmed up, a second more). */
 async function open(browser, url) {

@@ -17,28 +17,12 @@
 
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
 import { BASE_ARGS, CHROMIUM, serve } from "../tests/browser/harness.mjs";
+import { ROOT, median, ms, twoBuilds, writeBlankPage } from "./node/page-common.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const { values: opts } = parseArgs({
-  options: {
-    a: { type: "string" },
-    b: { type: "string", default: path.join(ROOT, "dist") },
-    rounds: { type: "string", default: "6" },
-    scenes: { type: "string", default: "bunny_pair,gripper_parts,kuka_folded,kuka_zero_pose,sphere-pair" },
-  },
-});
-if (!opts.a) {
-  console.error("usage: node benches/page-load.mjs --a DIR --b DIR [--rounds N] [--scenes a,b]");
-  process.exit(2);
-}
-const ROUNDS = Math.max(1, Number(opts.rounds) || 6);
+const { opts, rounds: ROUNDS } = twoBuilds("page-load.mjs", 6, "bunny_pair,gripper_parts,kuka_folded,kuka_zero_pose,sphere-pair");
 const BENCH_DIR = path.join(ROOT, "target", "page-bench");
-const median = (v) => [...v].sort((x, y) => x - y)[v.length >> 1];
-const ms = (x) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
 
 /** A binary STL of a UV sphere (`nu` × `nv` quads, the poles' as triangles). */
 function sphereStl(cx, r, nu, nv) {
@@ -64,14 +48,7 @@ function sphereStl(cx, r, nu, nv) {
   return buf;
 }
 
-mkdirSync(BENCH_DIR, { recursive: true });
-writeFileSync(
-  path.join(BENCH_DIR, "blank.html"),
-  `<!doctype html><meta charset="utf-8"><title>a fresh widget</title>
-<script type="module" src="/ldi-clash-viewer.js"></script>
-<style>ldi-clash-viewer { display: block; width: 1000px; height: 600px; }</style>
-<ldi-clash-viewer backend="cpu"></ldi-clash-viewer>`,
-);
+writeBlankPage(BENCH_DIR);
 const SPHERES = path.join(BENCH_DIR, "sphere-pair");
 if (!existsSync(path.join(SPHERES, "scene.json"))) {
   mkdirSync(SPHERES, { recursive: true });

@@ -54,6 +54,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
 import { BASE_ARGS, CHROMIUM, ISOLATION_HEADERS, WEBGPU_ARGS, serve } from "../tests/browser/harness.mjs";
+import { writeBlankPage } from "./node/page-common.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opts } = parseArgs({
@@ -152,13 +153,7 @@ window.benchReady = true;
 </script>`,
 );
 
-writeFileSync(
-  path.join(BENCH_DIR, "blank.html"),
-  `<!doctype html><meta charset="utf-8"><title>a fresh widget</title>
-<script type="module" src="/ldi-clash-viewer.js"></script>
-<style>ldi-clash-viewer { display: block; width: 1000px; height: 600px; }</style>
-<ldi-clash-viewer backend="cpu"></ldi-clash-viewer>`,
-);
+writeBlankPage(BENCH_DIR);
 
 /** Native one-thread check of the scene file `file`: its check time (timings_ms.total) and load. */
 function native(file) {
