@@ -175,7 +175,9 @@ impl Session {
 
     /// [`Session::load`], taking the meshes of scene files from `parsed` (what
     /// [`plan_load_keeping`] parsed of the same files) instead of parsing them again; a file
-    /// whose bytes are not those `parsed` was made from is parsed.
+    /// whose bytes differ from those `parsed` was made from (by length or sampled hash,
+    /// [`Parsed::get`]) is parsed. A file the scene names in two ways (by path and by base
+    /// name) is taken under the first only.
     pub fn load_parsed(&mut self, files: &[InputFile], parsed: &Parsed) -> LoadOutcome {
         let mut out = LoadOutcome::default();
         let by_name: HashMap<&str, &InputFile> =
@@ -435,7 +437,9 @@ pub struct Parsed {
 }
 
 impl Parsed {
-    /// The meshes parsed from `bytes` under `name`, if these are the bytes they came from.
+    /// The meshes parsed under `name`, if `bytes` are the bytes they came from: the same
+    /// length and the same hash of at most 4 096 of them (the page hands the plan and the
+    /// load the very same files; this tells another file of the same name).
     pub fn get(&self, name: &str, bytes: &[u8]) -> Option<&mesh::LoadedAssembly> {
         self.files
             .get(name)
