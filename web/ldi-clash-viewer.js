@@ -921,6 +921,11 @@ export class LdiClashViewer extends HTMLElement {
       workerRestarts: () => this.checker.restarts,
       // The memory a load is planned to fit into (bytes; null: WASM_BUDGET), so that a small
       // scene takes the over-the-limit path.
+      // Post every load to the worker before its plan (as if it surely fitted), so that a
+      // plan that cuts it takes the way back (`dropLastLoad`).
+      forceEarlyLoad: (on) => {
+        this._forceEarly = !!on;
+      },
       setMemoryBudget: (bytes) => {
         this._budget = bytes ?? null;
       },
@@ -1100,7 +1105,7 @@ export class LdiClashViewer extends HTMLElement {
         lt.load_post = performance.now() - tl;
       };
       // Files that surely fit go to the worker before the plan (which then cuts nothing).
-      const early = !this._tiling && !!this.checker.worker && surelyFits(names, datas, this._budget ?? WASM_BUDGET);
+      const early = !this._tiling && !!this.checker.worker && (this._forceEarly || surelyFits(names, datas, this._budget ?? WASM_BUDGET));
       this._loadedEarly = early; // (the tests read it)
       if (early) post(names, datas);
       this._progress(1, "Planning the scene…", true);
@@ -1112,7 +1117,7 @@ export class LdiClashViewer extends HTMLElement {
       if (early && (limited.names !== names || limited.datas !== datas)) {
         // The plan cut what `surelyFits` took to fit (its bound makes that impossible): the
         // worker's scene is rebuilt without the early load, and it loads what the plan kept.
-        console.error("ldiclash: a load taken to fit into memory was cut by its plan");
+        console.warn("ldiclash: a load taken to fit into memory was cut by its plan; the check worker loads the cut scene");
         await workerLoad;
         await this.checker.dropLastLoad();
         post(limited.names, limited.datas);
