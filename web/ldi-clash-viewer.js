@@ -80,6 +80,12 @@ const WASM_BUDGET = 3.5 * GiB;
  * checked (coarse maps, LDIs, answers), measured on the 3.1 M-triangle hall in Chromium
  * (tests/browser/hall.mjs prints the measurement it comes from). */
 const CHECK_BYTES_PER_TRIANGLE = 64;
+/** The memory plan's bytes of a placed part of `t` triangles and `v` vertices (its world
+ * geometry, a part's own, its check's; `_planTiles`, `surelyFits`). */
+const partBytes = (t, v) => 12 * (t + v) + 400 + CHECK_BYTES_PER_TRIANGLE * t;
+/** The memory plan's bytes of a mesh file: its meshes twice (page and worker) and its bytes
+ * twice (JS and wasm). */
+const meshFileBytes = (t, v, bytes) => 12 * (t + v) * 2 + 2 * bytes;
 /** Groups of the object list start closed beyond this many objects. */
 const OPEN_GROUPS_UP_TO = 60;
 const DEFAULT_AMPLITUDE = { twist: 3.0, wobble: 0.08, spring: 0.6 };
@@ -838,8 +844,8 @@ export function surelyFits(names, datas, budget) {
   // Per placement, every triangle as a part of its own (400 bytes each, as the plan counts a
   // part); per mesh file its meshes twice and its bytes; five times the bytes for loose files.
   const t = Math.ceil(triangles);
-  const perPlacement = 12 * (t + 3 * t) + 400 * (t + 1) + CHECK_BYTES_PER_TRIANGLE * t;
-  const need = placements * perPlacement + 12 * (t + 3 * t) * 2 + 5 * bytes;
+  const perPlacement = t * partBytes(1, 3) + 400;
+  const need = placements * perPlacement + meshFileBytes(t, 3 * t, 0) + 5 * bytes;
   return need <= budget;
 }
 
@@ -1378,12 +1384,11 @@ export class LdiClashViewer extends HTMLElement {
     } catch {
       return null;
     }
-    const worldBytes = ([t, v]) => 12 * (t + v) + 400;
-    const perObject = (parts) => parts.reduce((b, p) => b + worldBytes(p) + CHECK_BYTES_PER_TRIANGLE * p[0], 0);
+    const perObject = (parts) => parts.reduce((b, [t, v]) => b + partBytes(t, v), 0);
     // What every tile holds: the scene files (twice: JS and wasm) and the files no scene
     // names (held twice and parsed: five times their size). A mesh file a scene names is
     // held (twice) and its meshes stored (page and worker) by the tiles that place it.
-    const meshCost = (plan.meshes ?? []).map(([t, v, bytes]) => 12 * (t + v) * 2 + 2 * bytes);
+    const meshCost = (plan.meshes ?? []).map(([t, v, bytes]) => meshFileBytes(t, v, bytes));
     const base = 5 * plan.loose_bytes + datas.reduce((b, d, i) => b + (names[i].toLowerCase().endsWith(".json") ? 2 * d.byteLength : 0), 0);
     const entries = [];
     plan.scenes.forEach(([file, objects], f) => {
