@@ -664,9 +664,11 @@ const webgpuTests = [
       if (r.quick.results.length !== 1 || r.quick.renders.length < 1 || r.quick.renders.length > 2 || r.quick.renders[0] < r.quick.results[0]) {
         throw new Error(`quick answer: frames at ${j(r.quick.renders)} ms, results at ${j(r.quick.results)} ms (none before the results)`);
       }
-      // The move drawn after the hold's 50 ms, before the answer; the answer drawn again.
+      // The move drawn after the hold's 50 ms, before the answer (which comes 400 ms late: a
+      // hold that waited for it would draw after it; a bound in milliseconds would fail on a
+      // busy machine, where a frame can come 300 ms after its timer); the answer drawn again.
       const [first] = r.slow.renders;
-      if (!(first >= 45 && first < 300 && r.slow.results.length === 1 && first < r.slow.results[0] && r.slow.renders.some((x) => x >= r.slow.results[0]))) {
+      if (!(first >= 45 && r.slow.results.length === 1 && first < r.slow.results[0] && r.slow.renders.some((x) => x >= r.slow.results[0]))) {
         throw new Error(`slow answer: frames at ${j(r.slow.renders)} ms, results at ${j(r.slow.results)} ms`);
       }
       if (r.off.results.length !== 0 || r.off.renders.length !== 1 || !(r.off.renders[0] < 45)) {
