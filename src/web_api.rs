@@ -363,7 +363,8 @@ impl CheckWorker {
 }
 
 /// One round of the check worker's warm-up (issue 15; `web/clash-worker.js`): the warm-up
-/// scene ([`crate::viewer::warm_up_files`]) loaded, checked with the default settings, its
+/// scene ([`crate::viewer::warm_up_files`]) planned as the page plans a load
+/// ([`crate::viewer::plan_load_keeping`]), loaded, checked with the default settings, its
 /// red edges found and its report reviewed as the page reviews one (the page's module runs
 /// the browser's optimised code of the worker's: its first load's plan and first check's
 /// review were slower without), by a [`CheckWorker`] of its own (the page's scene is not
@@ -374,8 +375,13 @@ impl CheckWorker {
 #[cfg(feature = "stl")]
 #[wasm_bindgen]
 pub fn warm_up_round() -> Result<u32, JsError> {
+    let files = crate::viewer::warm_up_files();
+    // The page's plan of a load (`WebViewer::plan_load`) and its JSON: the page's module
+    // shares the code optimised here, and every load plans.
+    let (plan, _) = crate::viewer::plan_load_keeping(&files, PLAN_KEEP_BYTES);
+    to_json(&plan)?;
     let mut w = CheckWorker::new();
-    w.session.load(&crate::viewer::warm_up_files());
+    w.session.load(&files);
     // The calls the worker makes for a check (the report's JSON included).
     let report = w.check_report("{}", None)?;
     w.segments(None);

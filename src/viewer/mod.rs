@@ -630,14 +630,16 @@ pub fn plan_load_keeping(files: &[InputFile], keep_bytes: usize) -> (LoadPlan, P
 
 /// The check worker's warm-up scene (issue 15; `web/clash-worker.js`): a ball through a
 /// block, a part made of two crossing shells, two open bowls that cross (CAD parts are often
-/// open) and a bead beside the block, its box in the block's, as binary STL files (the
-/// two-shell part as OBJ where that importer is built). Checking
-/// it with the default settings and finding its red edges runs every stage of a planner's
-/// check — parsing, a closed pair's volume LDI, an open pair's coarse maps, meeting blocks
-/// and contacts, an apart pair's coarse maps and exact proof, a self-collision, the exact
-/// segments — so a few rounds while the page waits for files bring the browser's compiled
-/// code for them to its optimising tier before the first real check. (Built with the `stl`
-/// importer.)
+/// open), a bead beside the block, its box in the block's, and a pebble closer to the block's
+/// edge, as binary STL files (the two-shell part as OBJ where that importer is built) placed
+/// by a scene file (`scene.json`, the pebble moved there from the origin). Checking it with
+/// the default settings and finding its red edges runs every stage of a planner's check —
+/// the scene file and the meshes parsed, a closed pair's volume LDI, an open pair's coarse
+/// maps, meeting blocks and contacts, an apart pair's coarse maps (the bead), a pair whose
+/// first view finds nothing proven apart exactly (the pebble, `check::apart`), a
+/// self-collision, the exact segments — so a few rounds while the page waits for files bring
+/// the browser's compiled code for them to its optimising tier before the first real check.
+/// (Built with the `stl` importer.)
 #[cfg(feature = "stl")]
 pub fn warm_up_files() -> Vec<InputFile> {
     let ball = mesh::shapes::uv_sphere(Vec3::ZERO, 1.0, 48, 24);
@@ -667,16 +669,41 @@ pub fn warm_up_files() -> Vec<InputFile> {
     } else {
         ("warm-up-knot.stl", mesh::io::write_stl_binary(&knot))
     };
+    // A sphere 0.004 from the block's edge at x = 1.8, y = 0.4 (its box in the block's):
+    // closer than the coarse maps can tell apart, farther than the first view sees.
+    let pebble = mesh::shapes::uv_sphere(Vec3::ZERO, 0.16, 16, 8);
+    let d = (0.16 + 0.004) / std::f64::consts::SQRT_2;
+    let pebble_at = DMat4::from_translation(glam::DVec3::new(1.8 + d, 0.4 + d, 0.0));
+    let parts = [
+        ("warm-up-ball", "warm-up-ball.stl", DMat4::IDENTITY),
+        ("warm-up-block", "warm-up-block.stl", DMat4::IDENTITY),
+        ("warm-up-bowl", "warm-up-bowl.stl", DMat4::IDENTITY),
+        ("warm-up-lid", "warm-up-lid.stl", DMat4::IDENTITY),
+        ("warm-up-bead", "warm-up-bead.stl", DMat4::IDENTITY),
+        ("warm-up-knot", knot.0, DMat4::IDENTITY),
+        ("warm-up-pebble", "warm-up-pebble.stl", pebble_at),
+    ];
+    let scene = serde_json::json!({
+        "objects": parts
+            .iter()
+            .map(|(name, file, m)| serde_json::json!({
+                "name": name,
+                "file": file,
+                "world_from_object": m.to_cols_array(),
+            }))
+            .collect::<Vec<_>>(),
+    });
     [
         ("warm-up-ball.stl", ball),
         ("warm-up-block.stl", block),
         ("warm-up-bowl.stl", bowl(Vec3::new(0.0, -2.6, 0.0))),
         ("warm-up-lid.stl", bowl(Vec3::new(0.5, -2.6, 0.1))),
         ("warm-up-bead.stl", bead),
+        ("warm-up-pebble.stl", pebble),
     ]
     .into_iter()
     .map(|(name, m)| (name, mesh::io::write_stl_binary(&m)))
-    .chain([knot])
+    .chain([knot, ("scene.json", scene.to_string().into_bytes())])
     .map(|(name, bytes)| InputFile {
         name: name.into(),
         bytes,
@@ -1199,7 +1226,8 @@ mod tests {
                 "warm-up-bowl",
                 "warm-up-lid",
                 "warm-up-bead",
-                "warm-up-knot"
+                "warm-up-knot",
+                "warm-up-pebble"
             ]
         );
         assert!(out.errors.is_empty(), "{:?}", out.errors);
@@ -1224,11 +1252,15 @@ mod tests {
                 ("warm-up-bowl", "warm-up-lid", crate::report::Kind::Surface)
             ]
         );
-        // The stages it is there to run: coarse maps (the open pair's, and the bead's after
-        // its first view found nothing), which separate the bead from the block.
-        assert_eq!(r.stats.candidate_pairs, 3);
-        assert!(r.stats.coarse_maps >= 3, "{}", r.stats.coarse_maps);
+        // The stages it is there to run: coarse maps (the open pair's, and the bead's and the
+        // pebble's after their first views found nothing), which separate the bead from the
+        // block, and the exact proof that the pebble stays apart from it.
+        assert_eq!(r.stats.candidate_pairs, 4);
+        assert!(r.stats.coarse_maps >= 4, "{}", r.stats.coarse_maps);
         assert_eq!(r.stats.coarse_separated, 1);
+        assert_eq!(r.stats.exact_separated, 1);
+        let pebble = s.index("warm-up-pebble").expect("the pebble");
+        assert!(s.scene.objects[pebble].world_from_object().w_axis.x > 1.8);
         let selves: Vec<_> = r.self_collisions.iter().map(|c| &c.object[..]).collect();
         assert_eq!(selves, vec!["warm-up-knot"]);
         let seg = segments_for(&s.scene, &r);
