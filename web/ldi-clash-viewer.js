@@ -711,8 +711,8 @@ function showStatus(li, status) {
  * inserted anew before: 2.7 ms of style, 1.6 ms of layout and 2.4 ms of paint per KUKA
  * re-check here). */
 function setChildren(parent, nodes) {
-  const cur = parent.children;
-  if (cur.length === nodes.length && parent.childNodes.length === nodes.length && nodes.every((n, k) => cur[k] === n)) return;
+  const cur = parent.childNodes;
+  if (cur.length === nodes.length && nodes.every((n, k) => cur[k] === n)) return;
   const keep = new Set(nodes);
   for (const c of [...parent.childNodes]) if (!keep.has(c)) c.remove();
   nodes.forEach((n, k) => {
@@ -933,13 +933,13 @@ export class LdiClashViewer extends HTMLElement {
       killCheckWorker: () => this.checker.terminateForTests(),
       exhaustWorkerMemory: (inThread) => this.checker.exhaustMemoryForTests(inThread),
       workerRestarts: () => this.checker.restarts,
-      // The memory a load is planned to fit into (bytes; null: WASM_BUDGET), so that a small
-      // scene takes the over-the-limit path.
       // Post every load to the worker before its plan (as if it surely fitted), so that a
       // plan that cuts it takes the way back (`dropLastLoad`).
       forceEarlyLoad: (on) => {
         this._forceEarly = !!on;
       },
+      // The memory a load is planned to fit into (bytes; null: WASM_BUDGET), so that a small
+      // scene takes the over-the-limit path.
       setMemoryBudget: (bytes) => {
         this._budget = bytes ?? null;
       },

@@ -674,41 +674,44 @@ pub fn warm_up_files() -> Vec<InputFile> {
     let pebble = mesh::shapes::uv_sphere(Vec3::ZERO, 0.16, 16, 8);
     let d = (0.16 + 0.004) / std::f64::consts::SQRT_2;
     let pebble_at = DMat4::from_translation(glam::DVec3::new(1.8 + d, 0.4 + d, 0.0));
+    let stl = |name, m: &mesh::Mesh, at| (name, mesh::io::write_stl_binary(m), at);
+    // (file, bytes, placement); each object is named after its file.
     let parts = [
-        ("warm-up-ball", "warm-up-ball.stl", DMat4::IDENTITY),
-        ("warm-up-block", "warm-up-block.stl", DMat4::IDENTITY),
-        ("warm-up-bowl", "warm-up-bowl.stl", DMat4::IDENTITY),
-        ("warm-up-lid", "warm-up-lid.stl", DMat4::IDENTITY),
-        ("warm-up-bead", "warm-up-bead.stl", DMat4::IDENTITY),
-        ("warm-up-knot", knot.0, DMat4::IDENTITY),
-        ("warm-up-pebble", "warm-up-pebble.stl", pebble_at),
+        stl("warm-up-ball.stl", &ball, DMat4::IDENTITY),
+        stl("warm-up-block.stl", &block, DMat4::IDENTITY),
+        stl(
+            "warm-up-bowl.stl",
+            &bowl(Vec3::new(0.0, -2.6, 0.0)),
+            DMat4::IDENTITY,
+        ),
+        stl(
+            "warm-up-lid.stl",
+            &bowl(Vec3::new(0.5, -2.6, 0.1)),
+            DMat4::IDENTITY,
+        ),
+        stl("warm-up-bead.stl", &bead, DMat4::IDENTITY),
+        (knot.0, knot.1, DMat4::IDENTITY),
+        stl("warm-up-pebble.stl", &pebble, pebble_at),
     ];
     let scene = serde_json::json!({
         "objects": parts
             .iter()
-            .map(|(name, file, m)| serde_json::json!({
-                "name": name,
+            .map(|(file, _, m)| serde_json::json!({
+                "name": file.split('.').next(),
                 "file": file,
                 "world_from_object": m.to_cols_array(),
             }))
             .collect::<Vec<_>>(),
     });
-    [
-        ("warm-up-ball.stl", ball),
-        ("warm-up-block.stl", block),
-        ("warm-up-bowl.stl", bowl(Vec3::new(0.0, -2.6, 0.0))),
-        ("warm-up-lid.stl", bowl(Vec3::new(0.5, -2.6, 0.1))),
-        ("warm-up-bead.stl", bead),
-        ("warm-up-pebble.stl", pebble),
-    ]
-    .into_iter()
-    .map(|(name, m)| (name, mesh::io::write_stl_binary(&m)))
-    .chain([knot, ("scene.json", scene.to_string().into_bytes())])
-    .map(|(name, bytes)| InputFile {
-        name: name.into(),
-        bytes,
-    })
-    .collect()
+    parts
+        .into_iter()
+        .map(|(file, bytes, _)| (file, bytes))
+        .chain([("scene.json", scene.to_string().into_bytes())])
+        .map(|(name, bytes)| InputFile {
+            name: name.into(),
+            bytes,
+        })
+        .collect()
 }
 
 /// The warm-up's moves (issue 15): the warm-up scene's ball a little off its place and back,
