@@ -67,6 +67,29 @@ impl Fragment {
         };
         (key, self.tag)
     }
+
+    /// [`Self::sort_key`] as one number: the depth's key in the high half, the tag in the low
+    /// one (the same order, compared at once). [`Self::from_sort_key64`] inverts it.
+    #[inline]
+    pub(crate) fn sort_key64(self) -> u64 {
+        let (key, tag) = self.sort_key();
+        u64::from(key) << 32 | u64::from(tag)
+    }
+
+    /// The fragment whose [`Self::sort_key64`] is `k`.
+    #[inline]
+    pub(crate) fn from_sort_key64(k: u64) -> Self {
+        let key = (k >> 32) as u32;
+        let bits = if key & 0x8000_0000 != 0 {
+            key & 0x7FFF_FFFF
+        } else {
+            !key
+        };
+        Self {
+            depth: f32::from_bits(bits),
+            tag: k as u32,
+        }
+    }
 }
 
 /// Where the pixels of an LDI lie in its view's image.
@@ -212,21 +235,128 @@ pub(crate) fn sort_pixels(offsets: &[u32], fragments: &mut [Fragment]) {
     }
 }
 
+/// Sorts `run` (`N` fragments) by [`Fragment::sort_key64`] with the compare-exchanges `pairs`:
+/// the keys stay in registers (the sizes and indices are constants once inlined) and each
+/// exchange is a minimum and a maximum, without branches.
+#[inline(always)]
+fn network<const N: usize, const M: usize>(run: &mut [Fragment], pairs: [(usize, usize); M]) {
+    let Ok(run) = <&mut [Fragment; N]>::try_from(run) else {
+        return;
+    };
+    let mut k = run.map(Fragment::sort_key64);
+    for (i, j) in pairs {
+        let (a, b) = (k[i], k[j]);
+        k[i] = a.min(b);
+        k[j] = a.max(b);
+    }
+    *run = k.map(Fragment::from_sort_key64);
+}
+
+/// Sorts a pixel's fragments by [`Fragment::sort_key64`]. Up to 8 (in the 3 M gear hall's
+/// LDIs 93% of the pixels, most with 6) by a sorting network on the keys: minima and maxima
+/// without branches, where an insertion sort mispredicts branches on depths in mesh order; up
+/// to 16 by insertion, longer runs by `sort_unstable`. The same total order either way.
 #[inline]
 fn sort_run(run: &mut [Fragment]) {
-    if run.len() <= 16 {
+    if run.len() <= 8 {
+        // Optimal sorting networks (Knuth, *TAOCP* vol. 3, §5.3.4), by their compare-exchanges
+        // in order; `sorting_networks_sort_every_input` checks each on every input of zeros
+        // and ones, which proves it sorts any input (the 0–1 principle).
+        match run.len() {
+            2 => network::<2, _>(run, [(0, 1)]),
+            3 => network::<3, _>(run, [(0, 1), (1, 2), (0, 1)]),
+            4 => network::<4, _>(run, [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)]),
+            5 => network::<5, _>(
+                run,
+                [
+                    (0, 1),
+                    (3, 4),
+                    (2, 4),
+                    (2, 3),
+                    (0, 3),
+                    (0, 2),
+                    (1, 4),
+                    (1, 3),
+                    (1, 2),
+                ],
+            ),
+            6 => network::<6, _>(
+                run,
+                [
+                    (1, 2),
+                    (4, 5),
+                    (0, 2),
+                    (3, 5),
+                    (0, 1),
+                    (3, 4),
+                    (2, 5),
+                    (0, 3),
+                    (1, 4),
+                    (2, 4),
+                    (1, 3),
+                    (2, 3),
+                ],
+            ),
+            7 => network::<7, _>(
+                run,
+                [
+                    (1, 2),
+                    (3, 4),
+                    (5, 6),
+                    (0, 2),
+                    (3, 5),
+                    (4, 6),
+                    (0, 1),
+                    (4, 5),
+                    (2, 6),
+                    (0, 4),
+                    (1, 5),
+                    (0, 3),
+                    (2, 5),
+                    (1, 3),
+                    (2, 4),
+                    (2, 3),
+                ],
+            ),
+            8 => network::<8, _>(
+                run,
+                [
+                    (0, 2),
+                    (1, 3),
+                    (4, 6),
+                    (5, 7),
+                    (0, 4),
+                    (1, 5),
+                    (2, 6),
+                    (3, 7),
+                    (0, 1),
+                    (2, 3),
+                    (4, 5),
+                    (6, 7),
+                    (2, 4),
+                    (3, 5),
+                    (1, 4),
+                    (3, 6),
+                    (1, 2),
+                    (3, 4),
+                    (5, 6),
+                ],
+            ),
+            _ => {}
+        }
+    } else if run.len() <= 16 {
         for i in 1..run.len() {
             let f = run[i];
-            let k = f.sort_key();
+            let k = f.sort_key64();
             let mut j = i;
-            while j > 0 && run[j - 1].sort_key() > k {
+            while j > 0 && run[j - 1].sort_key64() > k {
                 run[j] = run[j - 1];
                 j -= 1;
             }
             run[j] = f;
         }
     } else {
-        run.sort_unstable_by_key(|f| f.sort_key());
+        run.sort_unstable_by_key(|f| f.sort_key64());
     }
 }
 
@@ -259,6 +389,71 @@ mod tests {
             !v[2].is_back() && v[3].is_back(),
             "front before back at equal depth"
         );
+    }
+
+    /// Every run length's sort (networks up to 8, insertion up to 16, `sort_unstable` beyond)
+    /// on every input of zeros and ones of up to 16 fragments — by the 0–1 principle a
+    /// network that sorts those sorts any input — and on random fragments with ties, signed
+    /// zeros and negative depths, against `sort_by_key(sort_key)`.
+    #[test]
+    fn sorting_networks_sort_every_input() {
+        for n in 0..=16usize {
+            for bits in 0u32..1 << n {
+                let mut v: Vec<Fragment> = (0..n)
+                    .map(|i| Fragment::new(((bits >> i) & 1) as f32, i as u32, false))
+                    .collect();
+                sort_run(&mut v);
+                assert!(
+                    v.windows(2).all(|w| w[0].depth <= w[1].depth),
+                    "{n} fragments, input {bits:b}: {v:?}"
+                );
+            }
+        }
+        let mut rng = crate::sim::Lcg::new(5);
+        let mut below = |n: usize| (rng.next_f32() * n as f32) as usize % n;
+        let depths = [-0.5f32, -0.0, 0.0, 0.25, 0.25, 1.0, -1e-30, 1e-30];
+        for n in 0..40usize {
+            for _ in 0..200 {
+                let mut v: Vec<Fragment> = (0..n)
+                    .map(|_| {
+                        let d = depths[below(depths.len())];
+                        Fragment::new(d, below(3) as u32, below(2) == 1)
+                    })
+                    .collect();
+                let mut w = v.clone();
+                sort_run(&mut v);
+                w.sort_by_key(|f| f.sort_key());
+                assert_eq!(
+                    v.iter()
+                        .map(|f| (f.depth.to_bits(), f.tag))
+                        .collect::<Vec<_>>(),
+                    w.iter()
+                        .map(|f| (f.depth.to_bits(), f.tag))
+                        .collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn sort_key64_round_trips() {
+        for d in [
+            -1.0f32,
+            -0.0,
+            0.0,
+            1e-38,
+            -1e-38,
+            0.5,
+            3.0e38,
+            -3.0e38,
+            f32::INFINITY,
+        ] {
+            for tag in [0, 1, 7, u32::MAX] {
+                let f = Fragment { depth: d, tag };
+                let g = Fragment::from_sort_key64(f.sort_key64());
+                assert_eq!((g.depth.to_bits(), g.tag), (d.to_bits(), tag));
+            }
+        }
     }
 
     #[test]
