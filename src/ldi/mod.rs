@@ -235,6 +235,21 @@ pub(crate) fn sort_pixels(offsets: &[u32], fragments: &mut [Fragment]) {
     }
 }
 
+/// Optimal sorting networks for 2 to 8 elements (Knuth, *TAOCP* vol. 3, §5.3.4): their
+/// compare-exchanges, in order. `sorting_networks_sort_every_input` checks each on every input
+/// of zeros and ones, which proves it sorts any input (the 0–1 principle).
+#[rustfmt::skip]
+mod networks {
+    pub(super) const NET2: [(usize, usize); 1] = [(0, 1)];
+    pub(super) const NET3: [(usize, usize); 3] = [(0, 1), (1, 2), (0, 1)];
+    pub(super) const NET4: [(usize, usize); 5] = [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)];
+    pub(super) const NET5: [(usize, usize); 9] = [(0, 1), (3, 4), (2, 4), (2, 3), (0, 3), (0, 2), (1, 4), (1, 3), (1, 2)];
+    pub(super) const NET6: [(usize, usize); 12] = [(1, 2), (4, 5), (0, 2), (3, 5), (0, 1), (3, 4), (2, 5), (0, 3), (1, 4), (2, 4), (1, 3), (2, 3)];
+    pub(super) const NET7: [(usize, usize); 16] = [(1, 2), (3, 4), (5, 6), (0, 2), (3, 5), (4, 6), (0, 1), (4, 5), (2, 6), (0, 4), (1, 5), (0, 3), (2, 5), (1, 3), (2, 4), (2, 3)];
+    pub(super) const NET8: [(usize, usize); 19] = [(0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7), (0, 1), (2, 3), (4, 5), (6, 7), (2, 4), (3, 5), (1, 4), (3, 6), (1, 2), (3, 4), (5, 6)];
+}
+use networks::*;
+
 /// Sorts `run` (`N` fragments) by [`Fragment::sort_key64`] with the compare-exchanges `pairs`:
 /// the keys stay in registers (the sizes and indices are constants once inlined) and each
 /// exchange is a minimum and a maximum, without branches.
@@ -259,89 +274,14 @@ fn network<const N: usize, const M: usize>(run: &mut [Fragment], pairs: [(usize,
 #[inline]
 fn sort_run(run: &mut [Fragment]) {
     if run.len() <= 8 {
-        // Optimal sorting networks (Knuth, *TAOCP* vol. 3, §5.3.4), by their compare-exchanges
-        // in order; `sorting_networks_sort_every_input` checks each on every input of zeros
-        // and ones, which proves it sorts any input (the 0–1 principle).
         match run.len() {
-            2 => network::<2, _>(run, [(0, 1)]),
-            3 => network::<3, _>(run, [(0, 1), (1, 2), (0, 1)]),
-            4 => network::<4, _>(run, [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)]),
-            5 => network::<5, _>(
-                run,
-                [
-                    (0, 1),
-                    (3, 4),
-                    (2, 4),
-                    (2, 3),
-                    (0, 3),
-                    (0, 2),
-                    (1, 4),
-                    (1, 3),
-                    (1, 2),
-                ],
-            ),
-            6 => network::<6, _>(
-                run,
-                [
-                    (1, 2),
-                    (4, 5),
-                    (0, 2),
-                    (3, 5),
-                    (0, 1),
-                    (3, 4),
-                    (2, 5),
-                    (0, 3),
-                    (1, 4),
-                    (2, 4),
-                    (1, 3),
-                    (2, 3),
-                ],
-            ),
-            7 => network::<7, _>(
-                run,
-                [
-                    (1, 2),
-                    (3, 4),
-                    (5, 6),
-                    (0, 2),
-                    (3, 5),
-                    (4, 6),
-                    (0, 1),
-                    (4, 5),
-                    (2, 6),
-                    (0, 4),
-                    (1, 5),
-                    (0, 3),
-                    (2, 5),
-                    (1, 3),
-                    (2, 4),
-                    (2, 3),
-                ],
-            ),
-            8 => network::<8, _>(
-                run,
-                [
-                    (0, 2),
-                    (1, 3),
-                    (4, 6),
-                    (5, 7),
-                    (0, 4),
-                    (1, 5),
-                    (2, 6),
-                    (3, 7),
-                    (0, 1),
-                    (2, 3),
-                    (4, 5),
-                    (6, 7),
-                    (2, 4),
-                    (3, 5),
-                    (1, 4),
-                    (3, 6),
-                    (1, 2),
-                    (3, 4),
-                    (5, 6),
-                ],
-            ),
+            2 => network::<2, _>(run, NET2),
+            3 => network::<3, _>(run, NET3),
+            4 => network::<4, _>(run, NET4),
+            5 => network::<5, _>(run, NET5),
+            6 => network::<6, _>(run, NET6),
+            7 => network::<7, _>(run, NET7),
+            8 => network::<8, _>(run, NET8),
             _ => {}
         }
     } else if run.len() <= 16 {
