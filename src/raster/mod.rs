@@ -75,13 +75,42 @@ pub enum RasterError {
     /// Run boxes that are not those of the object's triangles.
     #[error("object {0}: run boxes given for a different number of triangles")]
     RunBoxes(usize),
+    /// An LDI of more pixels than a raw fragment's pixel index holds.
+    #[error("the LDI would have {0} pixels, more than 2^31-1: lower the resolution")]
+    TooManyPixels(u64),
 }
 
-/// A fragment before bucketing: the pixel it belongs to and the fragment itself.
-#[derive(Debug, Clone, Copy)]
+/// A fragment before bucketing, in 8 bytes: the LDI pixel it belongs to with the triangle's
+/// facing in the top bit ([`RawFragment::BACK`]), and its depth. Its object is its work
+/// item's (each item rasterises one object), so bucketing writes the tag
+/// ([`RawFragment::fragment`]); 4 bytes less to write, count and scatter per fragment than
+/// carrying the whole [`Fragment`]. LDI pixels stay below 2^31 (`rasterize_runs` checks).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct RawFragment {
-    pub pixel: u32,
-    pub fragment: Fragment,
+    /// The LDI pixel, `| BACK` for a back-facing triangle.
+    pub key: u32,
+    /// Depth along the view, `0..1` over the view's depth range.
+    pub depth: f32,
+}
+
+impl RawFragment {
+    /// The top bit of `key`: the triangle faces away from the viewer.
+    pub const BACK: u32 = 1 << 31;
+
+    /// The LDI pixel.
+    #[inline(always)]
+    pub fn pixel(self) -> u32 {
+        self.key & !Self::BACK
+    }
+
+    /// The fragment, for object `id`.
+    #[inline(always)]
+    pub fn fragment(self, id: u32) -> Fragment {
+        Fragment {
+            depth: self.depth,
+            tag: id << 1 | self.key >> 31,
+        }
+    }
 }
 
 /// Triangles per work item on native builds (a multiple of [`BOX_RUN`]).
@@ -337,6 +366,11 @@ pub fn rasterize_runs(
     if let Some(o) = objects.iter().find(|o| o.id > (u32::MAX >> 1)) {
         return Err(RasterError::ObjectId(o.id));
     }
+    let (width, height) = blocks.ldi_size();
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels >= u64::from(RawFragment::BACK) {
+        return Err(RasterError::TooManyPixels(pixels));
+    }
     // Work items: (object index, triangle range).
     let mut items = Vec::new();
     for (oi, o) in objects.iter().enumerate() {
@@ -375,7 +409,6 @@ pub fn rasterize_runs(
             projected[oi].as_deref(),
             boxes,
             &o.triangles[start..end],
-            o.id,
             traversal,
             &mut out,
         );
@@ -391,8 +424,15 @@ pub fn rasterize_runs(
     #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
     let parts: Vec<(Vec<RawFragment>, usize, usize)> = items.iter().map(run).collect();
 
-    let (width, height) = blocks.ldi_size();
-    let ldi = bucket(width, height, blocks.layout(), parts.iter().map(|p| &p.0));
+    let ldi = bucket(
+        width,
+        height,
+        blocks.layout(),
+        parts
+            .iter()
+            .zip(&items)
+            .map(|(p, &(oi, ..))| (&p.0, objects[oi].id)),
+    );
     let stats = RasterStats {
         triangles: parts.iter().map(|p| p.2).sum(),
         edge_on: parts.iter().map(|p| p.1).sum(),
@@ -548,7 +588,6 @@ fn raster_triangles(
     projected: Option<&[SnappedVertex]>,
     boxes: Option<&[[Vec3; 2]]>,
     triangles: &[[u32; 3]],
-    id: u32,
     traversal: Traversal,
     out: &mut Vec<RawFragment>,
 ) -> (usize, usize) {
@@ -650,7 +689,7 @@ fn raster_triangles(
             if blocks.whole {
                 match setup::Triangle::setup_in(abc, bx) {
                     setup::Setup::Visible(tri) => {
-                        traversal::traverse(&tri, id, whole_rows, traversal, out);
+                        traversal::traverse(&tri, whole_rows, traversal, out);
                     }
                     setup::Setup::EdgeOn => edge_on += 1,
                     setup::Setup::Outside => {}
@@ -691,7 +730,7 @@ fn raster_triangles(
                         oy,
                         stride: bw,
                     };
-                    traversal::traverse(&part, id, rows, traversal, out);
+                    traversal::traverse(&part, rows, traversal, out);
                 }
             }
         }
@@ -704,17 +743,17 @@ fn bucket<'a>(
     width: u32,
     height: u32,
     layout: Layout,
-    parts: impl Iterator<Item = &'a Vec<RawFragment>> + Clone,
+    parts: impl Iterator<Item = (&'a Vec<RawFragment>, u32)> + Clone,
 ) -> Result<Ldi, RasterError> {
-    let total: u64 = parts.clone().map(|p| p.len() as u64).sum();
+    let total: u64 = parts.clone().map(|p| p.0.len() as u64).sum();
     if total > u64::from(u32::MAX) {
         return Err(RasterError::TooManyFragments { fragments: total });
     }
     let pixels = width as usize * height as usize;
     let mut offsets = scratch::zeros(pixels + 1);
-    for part in parts.clone() {
+    for (part, _) in parts.clone() {
         for f in part {
-            offsets[f.pixel as usize + 1] += 1;
+            offsets[f.pixel() as usize + 1] += 1;
         }
     }
     for p in 0..pixels {
@@ -722,10 +761,10 @@ fn bucket<'a>(
     }
     let mut cursor = scratch::copy(&offsets[..pixels]);
     let mut fragments = scratch::fragments(total as usize);
-    for part in parts {
+    for (part, id) in parts {
         for f in part {
-            let c = &mut cursor[f.pixel as usize];
-            fragments[*c as usize] = f.fragment;
+            let c = &mut cursor[f.pixel() as usize];
+            fragments[*c as usize] = f.fragment(id);
             *c += 1;
         }
     }
@@ -748,6 +787,42 @@ mod tests {
 
     /// A clip with its depth range takes exactly the triangles whose world boxes reach the
     /// clip box in all three axes (run by run and triangle by triangle), on every axis.
+    /// A raw fragment keeps its pixel below bit 31 and the facing in it: an LDI of 2^31
+    /// pixels or more is an error, not pixels wrapped onto the facing bit; and the bucketed
+    /// fragments carry their object's tag and facing.
+    #[test]
+    fn raw_fragments_keep_pixel_facing_and_object() {
+        let mut view = LdiView::new(
+            &Region::new(Vec3::ZERO, Vec3::ONE),
+            ViewDesc::Axis(Axis::Z),
+            16,
+        )
+        .unwrap();
+        let m = cuboid(Vec3::splat(0.25), Vec3::splat(0.75));
+        let object = |id| RasterObject {
+            id,
+            positions: &m.positions,
+            triangles: &m.triangles,
+        };
+        let (ldi, _) = rasterize(&view, &[object(3), object(6)]).unwrap();
+        let centre = ldi.at(8, 8);
+        let tags: Vec<u32> = centre.iter().map(|f| f.tag).collect();
+        // Front faces (tag object << 1) before back faces (| 1), ties by tag.
+        assert_eq!(tags, [6, 12, 7, 13], "{centre:?}");
+        view.width = 1 << 16;
+        view.height = 1 << 15;
+        assert_eq!(
+            rasterize(&view, &[object(0)]).err(),
+            Some(RasterError::TooManyPixels(1 << 31))
+        );
+        let f = RawFragment {
+            key: 12345 | RawFragment::BACK,
+            depth: 0.5,
+        };
+        assert_eq!(f.pixel(), 12345);
+        assert_eq!(f.fragment(9), Fragment::new(0.5, 9, true));
+    }
+
     #[test]
     fn a_depth_clip_takes_the_triangles_within_the_box() {
         let ball = uv_sphere(Vec3::ZERO, 1.0, 128, 64);

@@ -8,7 +8,6 @@ use wide::{f64x4, CmpGe, CmpGt};
 
 use super::setup::Triangle;
 use super::RawFragment;
-use crate::ldi::Fragment;
 
 /// One row of the bounding box, four centres per step.
 pub(crate) fn row(
@@ -52,11 +51,8 @@ pub(crate) fn row(
                 let i = mask.trailing_zeros();
                 mask &= mask - 1;
                 out.push(RawFragment {
-                    pixel: row.wrapping_add(x + i),
-                    fragment: Fragment {
-                        depth: depth[i as usize] as f32,
-                        tag,
-                    },
+                    key: row.wrapping_add(x + i) | tag,
+                    depth: depth[i as usize] as f32,
                 });
             }
         }
@@ -106,8 +102,8 @@ mod tests {
                     assert_eq!(a.len(), c.len(), "span dropped a centre");
                     assert_eq!(a.len(), b.len());
                     for (p, q) in a.iter().zip(&b) {
-                        assert_eq!(p.pixel, q.pixel);
-                        assert_eq!(p.fragment.depth.to_bits(), q.fragment.depth.to_bits());
+                        assert_eq!(p.key, q.key);
+                        assert_eq!(p.depth.to_bits(), q.depth.to_bits());
                     }
                 }
             }

@@ -34,12 +34,12 @@ impl Rows {
 /// Emit the fragments of `tri` (object `id`) into `out`.
 pub(crate) fn traverse(
     tri: &Triangle,
-    id: u32,
     rows: Rows,
     traversal: super::Traversal,
     out: &mut Vec<RawFragment>,
 ) {
-    let tag = id << 1 | u32::from(tri.back);
+    // The facing bit of every raw fragment of the triangle ([`RawFragment::key`]).
+    let tag = u32::from(tri.back) << 31;
     let exact = exact_steps(tri);
     // Small boxes (most triangles of a dense mesh): every centre of the box, the edge
     // functions stepped exactly from centre to centre.
@@ -263,8 +263,8 @@ fn box_stepped(tri: &Triangle, rows: Rows, tag: u32, out: &mut Vec<RawFragment>)
     // Every centre is written to the next free slot, which only a covered centre keeps
     // (no branch on coverage): room for the whole box, cut back to what was covered.
     let blank = RawFragment {
-        pixel: 0,
-        fragment: crate::ldi::Fragment { depth: 0.0, tag },
+        key: tag,
+        depth: 0.0,
     };
     let area = (tri.xmax - tri.xmin + 1) as usize * (tri.ymax - tri.ymin + 1) as usize;
     let first = out.len();
@@ -278,11 +278,8 @@ fn box_stepped(tri: &Triangle, rows: Rows, tag: u32, out: &mut Vec<RawFragment>)
         let mut px = px0;
         for x in tri.xmin..=tri.xmax {
             slots[n] = RawFragment {
-                pixel: start.wrapping_add(x),
-                fragment: crate::ldi::Fragment {
-                    depth: tri.depth(px, py) as f32,
-                    tag,
-                },
+                key: start.wrapping_add(x) | tag,
+                depth: tri.depth(px, py) as f32,
             };
             n += usize::from(inside(e));
             for k in 0..3 {
@@ -309,11 +306,8 @@ fn column_stepped(tri: &Triangle, x: u32, rows: Rows, tag: u32, out: &mut Vec<Ra
         if inside(e) {
             let py = f64::from(y) + 0.5;
             out.push(RawFragment {
-                pixel: rows.start(y).wrapping_add(x),
-                fragment: crate::ldi::Fragment {
-                    depth: tri.depth(px, py) as f32,
-                    tag,
-                },
+                key: rows.start(y).wrapping_add(x) | tag,
+                depth: tri.depth(px, py) as f32,
             });
         }
         for k in 0..3 {
@@ -339,11 +333,8 @@ fn span_row(
     out: &mut Vec<RawFragment>,
 ) {
     let fragment = |x: u32| RawFragment {
-        pixel: row.wrapping_add(x),
-        fragment: crate::ldi::Fragment {
-            depth: tri.depth(f64::from(x) + 0.5, py) as f32,
-            tag,
-        },
+        key: row.wrapping_add(x) | tag,
+        depth: tri.depth(f64::from(x) + 0.5, py) as f32,
     };
     if x0 == x1 {
         return row_scalar(tri, py, x0, x1, row, tag, out);
@@ -371,11 +362,8 @@ pub(crate) fn row_scalar(
         let px = f64::from(x) + 0.5;
         if tri.covers(px, py) {
             out.push(RawFragment {
-                pixel: row.wrapping_add(x),
-                fragment: crate::ldi::Fragment {
-                    depth: tri.depth(px, py) as f32,
-                    tag,
-                },
+                key: row.wrapping_add(x) | tag,
+                depth: tri.depth(px, py) as f32,
             });
         }
     }
@@ -390,13 +378,8 @@ mod tests {
     fn assert_same(a: &[RawFragment], b: &[RawFragment], what: &str) {
         assert_eq!(a.len(), b.len(), "{what}");
         for (s, d) in a.iter().zip(b) {
-            assert_eq!(s.pixel, d.pixel, "{what}");
-            assert_eq!(
-                s.fragment.depth.to_bits(),
-                d.fragment.depth.to_bits(),
-                "{what}"
-            );
-            assert_eq!(s.fragment.tag, d.fragment.tag, "{what}");
+            assert_eq!(s.key, d.key, "{what}");
+            assert_eq!(s.depth.to_bits(), d.depth.to_bits(), "{what}");
         }
     }
 
@@ -513,8 +496,8 @@ mod tests {
                     column_stepped(&tri, x, rows, 6, &mut stepped);
                 }
                 // Columns come out column by column: compare as sets.
-                stepped.sort_by_key(|f| f.pixel);
-                direct.sort_by_key(|f| f.pixel);
+                stepped.sort_by_key(|f| f.key);
+                direct.sort_by_key(|f| f.key);
                 columns += 1;
             } else {
                 continue;
