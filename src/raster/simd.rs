@@ -16,7 +16,7 @@ pub(crate) fn row(
     x0: u32,
     x1: u32,
     row: u32,
-    tag: u32,
+    facing: u32,
     out: &mut Vec<RawFragment>,
 ) {
     let pyv = f64x4::splat(py);
@@ -51,7 +51,7 @@ pub(crate) fn row(
                 let i = mask.trailing_zeros();
                 mask &= mask - 1;
                 out.push(RawFragment {
-                    key: row.wrapping_add(x + i) | tag,
+                    key: row.wrapping_add(x + i) | facing,
                     depth: depth[i as usize] as f32,
                 });
             }
@@ -91,13 +91,29 @@ mod tests {
                     let (mut a, mut b) = (Vec::new(), Vec::new());
                     // Full bounding-box rows and the bounded spans give the same fragments.
                     let mut c = Vec::new();
-                    row(&tri, py, tri.xmin, tri.xmax, y * 32, 2, &mut a);
-                    row_scalar(&tri, py, tri.xmin, tri.xmax, y * 32, 2, &mut b);
+                    row(
+                        &tri,
+                        py,
+                        tri.xmin,
+                        tri.xmax,
+                        y * 32,
+                        RawFragment::BACK,
+                        &mut a,
+                    );
+                    row_scalar(
+                        &tri,
+                        py,
+                        tri.xmin,
+                        tri.xmax,
+                        y * 32,
+                        RawFragment::BACK,
+                        &mut b,
+                    );
                     let inv = tri
                         .edges
                         .map(|e| if e.dy == 0.0 { 0.0 } else { e.dx / e.dy });
                     if let Some((x0, x1)) = row_span(&tri, &inv, py) {
-                        row(&tri, py, x0, x1, y * 32, 2, &mut c);
+                        row(&tri, py, x0, x1, y * 32, RawFragment::BACK, &mut c);
                     }
                     assert_eq!(a.len(), c.len(), "span dropped a centre");
                     assert_eq!(a.len(), b.len());

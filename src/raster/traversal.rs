@@ -39,13 +39,13 @@ pub(crate) fn traverse(
     out: &mut Vec<RawFragment>,
 ) {
     // The facing bit of every raw fragment of the triangle ([`RawFragment::key`]).
-    let tag = u32::from(tri.back) << 31;
+    let facing = u32::from(tri.back) << 31;
     let exact = exact_steps(tri);
     // Small boxes (most triangles of a dense mesh): every centre of the box, the edge
     // functions stepped exactly from centre to centre.
     let area = u64::from(tri.xmax - tri.xmin + 1) * u64::from(tri.ymax - tri.ymin + 1);
     if exact && area <= SMALL_BOX {
-        box_stepped(tri, rows, tag, out);
+        box_stepped(tri, rows, facing, out);
         return;
     }
     // Narrow triangles (one or two pixel columns: the tall slivers of CAD walls seen from
@@ -54,7 +54,7 @@ pub(crate) fn traverse(
     if tri.xmax - tri.xmin < 2 {
         if exact {
             for x in tri.xmin..=tri.xmax {
-                column_stepped(tri, x, rows, tag, out);
+                column_stepped(tri, x, rows, facing, out);
             }
             return;
         }
@@ -65,7 +65,7 @@ pub(crate) fn traverse(
                 tri.xmin,
                 tri.xmax,
                 rows.start(y),
-                tag,
+                facing,
                 out,
             );
         }
@@ -81,11 +81,11 @@ pub(crate) fn traverse(
         // Short spans (slivers: most rows of long thin CAD triangles) test their one or two
         // candidate centres directly; the scalar test is the SIMD lanes' arithmetic.
         if traversal == super::Traversal::Scalar || x1 - x0 < 4 {
-            row_scalar(tri, py, x0, x1, row, tag, out);
+            row_scalar(tri, py, x0, x1, row, facing, out);
         } else if exact {
-            span_row(tri, py, x0, x1, row, tag, out);
+            span_row(tri, py, x0, x1, row, facing, out);
         } else {
-            super::simd::row(tri, py, x0, x1, row, tag, out);
+            super::simd::row(tri, py, x0, x1, row, facing, out);
         }
     }
 }
@@ -256,14 +256,14 @@ fn inside(e: [i64; 3]) -> bool {
 /// Every centre of `tri`'s box, rows bottom to top, with exactly stepped edge functions
 /// (only when [`exact_steps`] holds): the same coverage and depths as [`row_scalar`].
 #[inline]
-fn box_stepped(tri: &Triangle, rows: Rows, tag: u32, out: &mut Vec<RawFragment>) {
+fn box_stepped(tri: &Triangle, rows: Rows, facing: u32, out: &mut Vec<RawFragment>) {
     let px0 = f64::from(tri.xmin) + 0.5;
     let mut py = f64::from(tri.ymin) + 0.5;
     let (mut row, step_x, step_y) = integer_edges(tri, px0, py);
     // Every centre is written to the next free slot, which only a covered centre keeps
     // (no branch on coverage): room for the whole box, cut back to what was covered.
     let blank = RawFragment {
-        key: tag,
+        key: facing,
         depth: 0.0,
     };
     let area = (tri.xmax - tri.xmin + 1) as usize * (tri.ymax - tri.ymin + 1) as usize;
@@ -278,7 +278,7 @@ fn box_stepped(tri: &Triangle, rows: Rows, tag: u32, out: &mut Vec<RawFragment>)
         let mut px = px0;
         for x in tri.xmin..=tri.xmax {
             slots[n] = RawFragment {
-                key: start.wrapping_add(x) | tag,
+                key: start.wrapping_add(x) | facing,
                 depth: tri.depth(px, py) as f32,
             };
             n += usize::from(inside(e));
@@ -298,7 +298,7 @@ fn box_stepped(tri: &Triangle, rows: Rows, tag: u32, out: &mut Vec<RawFragment>)
 /// Column `x` of `tri`'s box, bottom to top, with exactly stepped edge functions (only when
 /// [`exact_steps`] holds).
 #[inline]
-fn column_stepped(tri: &Triangle, x: u32, rows: Rows, tag: u32, out: &mut Vec<RawFragment>) {
+fn column_stepped(tri: &Triangle, x: u32, rows: Rows, facing: u32, out: &mut Vec<RawFragment>) {
     let px = f64::from(x) + 0.5;
     let py0 = f64::from(tri.ymin) + 0.5;
     let (mut e, _, step) = integer_edges(tri, px, py0);
@@ -306,7 +306,7 @@ fn column_stepped(tri: &Triangle, x: u32, rows: Rows, tag: u32, out: &mut Vec<Ra
         if inside(e) {
             let py = f64::from(y) + 0.5;
             out.push(RawFragment {
-                key: rows.start(y).wrapping_add(x) | tag,
+                key: rows.start(y).wrapping_add(x) | facing,
                 depth: tri.depth(px, py) as f32,
             });
         }
@@ -329,15 +329,15 @@ fn span_row(
     x0: u32,
     x1: u32,
     row: u32,
-    tag: u32,
+    facing: u32,
     out: &mut Vec<RawFragment>,
 ) {
     let fragment = |x: u32| RawFragment {
-        key: row.wrapping_add(x) | tag,
+        key: row.wrapping_add(x) | facing,
         depth: tri.depth(f64::from(x) + 0.5, py) as f32,
     };
     if x0 == x1 {
-        return row_scalar(tri, py, x0, x1, row, tag, out);
+        return row_scalar(tri, py, x0, x1, row, facing, out);
     }
     if tri.covers(f64::from(x0) + 0.5, py) {
         out.push(fragment(x0));
@@ -355,14 +355,14 @@ pub(crate) fn row_scalar(
     x0: u32,
     x1: u32,
     row: u32,
-    tag: u32,
+    facing: u32,
     out: &mut Vec<RawFragment>,
 ) {
     for x in x0..=x1 {
         let px = f64::from(x) + 0.5;
         if tri.covers(px, py) {
             out.push(RawFragment {
-                key: row.wrapping_add(x) | tag,
+                key: row.wrapping_add(x) | facing,
                 depth: tri.depth(px, py) as f32,
             });
         }
@@ -416,7 +416,15 @@ mod tests {
             for y in tri.ymin..=tri.ymax {
                 let py = f64::from(y) + 0.5;
                 let mut direct = Vec::new();
-                row_scalar(&tri, py, tri.xmin, tri.xmax, y * 256, 4, &mut direct);
+                row_scalar(
+                    &tri,
+                    py,
+                    tri.xmin,
+                    tri.xmax,
+                    y * 256,
+                    RawFragment::BACK,
+                    &mut direct,
+                );
                 let mut span = Vec::new();
                 assert_eq!(
                     RowSpans::new(&tri).span(py),
@@ -427,7 +435,7 @@ mod tests {
                     if x1 - x0 >= 4 {
                         spans += 1;
                     }
-                    span_row(&tri, py, x0, x1, y * 256, 4, &mut span);
+                    span_row(&tri, py, x0, x1, y * 256, RawFragment::BACK, &mut span);
                 }
                 rows_seen += 1;
                 covered += direct.len();
@@ -482,18 +490,18 @@ mod tests {
                     tri.xmin,
                     tri.xmax,
                     rows.start(y),
-                    6,
+                    RawFragment::BACK,
                     &mut direct,
                 );
             }
             let mut stepped = Vec::new();
             let area = u64::from(tri.xmax - tri.xmin + 1) * u64::from(tri.ymax - tri.ymin + 1);
             if area <= SMALL_BOX {
-                box_stepped(&tri, rows, 6, &mut stepped);
+                box_stepped(&tri, rows, RawFragment::BACK, &mut stepped);
                 boxes += 1;
             } else if tri.xmax - tri.xmin < 2 {
                 for x in tri.xmin..=tri.xmax {
-                    column_stepped(&tri, x, rows, 6, &mut stepped);
+                    column_stepped(&tri, x, rows, RawFragment::BACK, &mut stepped);
                 }
                 // Columns come out column by column: compare as sets.
                 stepped.sort_by_key(|f| f.key);
