@@ -374,7 +374,7 @@ mod tests {
     use super::super::setup::{Setup, Vertex};
     use super::*;
 
-    /// The same fragments: pixels, depth bits and tags, in order.
+    /// The same raw fragments: pixels with their facing bits, and depth bits, in order.
     fn assert_same(a: &[RawFragment], b: &[RawFragment], what: &str) {
         assert_eq!(a.len(), b.len(), "{what}");
         for (s, d) in a.iter().zip(b) {
