@@ -91,29 +91,14 @@ mod tests {
                     let (mut a, mut b) = (Vec::new(), Vec::new());
                     // Full bounding-box rows and the bounded spans give the same fragments.
                     let mut c = Vec::new();
-                    row(
-                        &tri,
-                        py,
-                        tri.xmin,
-                        tri.xmax,
-                        y * 32,
-                        RawFragment::BACK,
-                        &mut a,
-                    );
-                    row_scalar(
-                        &tri,
-                        py,
-                        tri.xmin,
-                        tri.xmax,
-                        y * 32,
-                        RawFragment::BACK,
-                        &mut b,
-                    );
+                    let (x0, x1, back) = (tri.xmin, tri.xmax, RawFragment::BACK);
+                    row(&tri, py, x0, x1, y * 32, back, &mut a);
+                    row_scalar(&tri, py, x0, x1, y * 32, back, &mut b);
                     let inv = tri
                         .edges
                         .map(|e| if e.dy == 0.0 { 0.0 } else { e.dx / e.dy });
                     if let Some((x0, x1)) = row_span(&tri, &inv, py) {
-                        row(&tri, py, x0, x1, y * 32, RawFragment::BACK, &mut c);
+                        row(&tri, py, x0, x1, y * 32, back, &mut c);
                     }
                     assert_eq!(a.len(), c.len(), "span dropped a centre");
                     assert_eq!(a.len(), b.len());
