@@ -199,7 +199,8 @@ impl Ldi {
     }
 }
 
-/// Sorts each pixel's run; insertion sort for short runs, `sort_unstable_by_key` otherwise.
+/// Sorts each pixel's run: sorting networks up to 8 fragments, insertion sort up to 16,
+/// `sort_unstable_by_key` beyond ([`sort_run`]).
 pub(crate) fn sort_pixels(offsets: &[u32], fragments: &mut [Fragment]) {
     #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
     {
