@@ -210,14 +210,7 @@ pub struct GpuSelfAcc {
 }
 
 /// Inverse of `depth_key` in shaders/common/types.wgsl (and `Fragment::sort_key`).
-pub fn depth_from_key(key: u32) -> f32 {
-    let bits = if key & 0x8000_0000 != 0 {
-        key & 0x7fff_ffff
-    } else {
-        !key
-    };
-    f32::from_bits(bits)
-}
+pub use crate::ldi::depth_from_key;
 
 /// `GpuVisTri` (shaders/visibility.wgsl): one triangle of a visibility test, set up on the
 /// host with the integer rule of `collide::vis_grid` (the CPU evaluates the same numbers), and

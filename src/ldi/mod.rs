@@ -79,17 +79,23 @@ impl Fragment {
     /// The fragment whose [`Self::sort_key64`] is `k`.
     #[inline]
     pub(crate) fn from_sort_key64(k: u64) -> Self {
-        let key = (k >> 32) as u32;
-        let bits = if key & 0x8000_0000 != 0 {
-            key & 0x7FFF_FFFF
-        } else {
-            !key
-        };
         Self {
-            depth: f32::from_bits(bits),
+            depth: depth_from_key((k >> 32) as u32),
             tag: k as u32,
         }
     }
+}
+
+/// The depth whose order-preserving key ([`Fragment::sort_key`]'s first half; `depth_key` in
+/// shaders/common/types.wgsl) is `key`.
+#[inline]
+pub fn depth_from_key(key: u32) -> f32 {
+    let bits = if key & 0x8000_0000 != 0 {
+        key & 0x7fff_ffff
+    } else {
+        !key
+    };
+    f32::from_bits(bits)
 }
 
 /// Where the pixels of an LDI lie in its view's image.
@@ -274,30 +280,28 @@ fn network<const N: usize, const M: usize>(run: &mut [Fragment], pairs: [(usize,
 /// to 16 by insertion, longer runs by `sort_unstable`. The same total order either way.
 #[inline]
 fn sort_run(run: &mut [Fragment]) {
-    if run.len() <= 8 {
-        match run.len() {
-            2 => network::<2, _>(run, NET2),
-            3 => network::<3, _>(run, NET3),
-            4 => network::<4, _>(run, NET4),
-            5 => network::<5, _>(run, NET5),
-            6 => network::<6, _>(run, NET6),
-            7 => network::<7, _>(run, NET7),
-            8 => network::<8, _>(run, NET8),
-            _ => {}
-        }
-    } else if run.len() <= 16 {
-        for i in 1..run.len() {
-            let f = run[i];
-            let k = f.sort_key64();
-            let mut j = i;
-            while j > 0 && run[j - 1].sort_key64() > k {
-                run[j] = run[j - 1];
-                j -= 1;
+    match run.len() {
+        0 | 1 => {}
+        2 => network::<2, _>(run, NET2),
+        3 => network::<3, _>(run, NET3),
+        4 => network::<4, _>(run, NET4),
+        5 => network::<5, _>(run, NET5),
+        6 => network::<6, _>(run, NET6),
+        7 => network::<7, _>(run, NET7),
+        8 => network::<8, _>(run, NET8),
+        9..=16 => {
+            for i in 1..run.len() {
+                let f = run[i];
+                let k = f.sort_key64();
+                let mut j = i;
+                while j > 0 && run[j - 1].sort_key64() > k {
+                    run[j] = run[j - 1];
+                    j -= 1;
+                }
+                run[j] = f;
             }
-            run[j] = f;
         }
-    } else {
-        run.sort_unstable_by_key(|f| f.sort_key64());
+        _ => run.sort_unstable_by_key(|f| f.sort_key64()),
     }
 }
 

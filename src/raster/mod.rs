@@ -785,8 +785,6 @@ mod tests {
     use crate::ldi::{Axis, Region, ViewDesc};
     use crate::mesh::shapes::{cuboid, uv_sphere};
 
-    /// A clip with its depth range takes exactly the triangles whose world boxes reach the
-    /// clip box in all three axes (run by run and triangle by triangle), on every axis.
     /// A raw fragment keeps its pixel below bit 31 and the facing in it: an LDI of 2^31
     /// pixels or more is an error, not pixels wrapped onto the facing bit; and the bucketed
     /// fragments carry their object's tag and facing.
@@ -823,6 +821,8 @@ mod tests {
         assert_eq!(f.fragment(9), Fragment::new(0.5, 9, true));
     }
 
+    /// A clip with its depth range takes exactly the triangles whose world boxes reach the
+    /// clip box in all three axes (run by run and triangle by triangle), on every axis.
     #[test]
     fn a_depth_clip_takes_the_triangles_within_the_box() {
         let ball = uv_sphere(Vec3::ZERO, 1.0, 128, 64);
