@@ -767,4 +767,98 @@ mod tests {
             assert!(!covers(&moved, hole) && !covers(&fresh, hole), "d {d}");
         }
     }
+
+    /// A map built over a larger clip box (or none) than the pair's box overlap grown by both
+    /// margins, the clip `check::run` gives a map, still holds where the pair meets: every map
+    /// holds its object's points within its clip, and the larger maps' meeting cells lie
+    /// within the tight maps' cells (a clip cuts triangles into fewer columns, which then take
+    /// their whole depth range: tight maps are, if anything, coarser) — so a check may take a
+    /// map built for other pairs again (`check::run::ClippedMaps`). Solid and shell-only
+    /// maps, the ball inside the ring's tube, crossing it, and touching its top within the
+    /// margin.
+    #[test]
+    fn a_larger_clip_gives_meeting_cells_within_the_tight_ones() {
+        let ring = Arc::new(shapes::torus(Vec3::ZERO, 1.0, 0.3, 48, 16));
+        let ball = Arc::new(shapes::uv_sphere(Vec3::ZERO, 0.25, 24, 12));
+        let mut ring_points = Vec::new();
+        for (d, solid) in [
+            (DVec3::new(1.0, 0.0, 0.05), true),
+            (DVec3::new(0.7, 0.5, 0.2), true),
+            (DVec3::new(1.0, 0.0, 0.56), false),
+            (DVec3::new(1.0, 0.0, 0.56), true),
+        ] {
+            let mut scene = Scene::new();
+            let turn = DMat4::from_rotation_x(0.3);
+            scene
+                .add("ring", ring.clone(), Units::Unknown, turn)
+                .unwrap_or_else(|e| panic!("{e}"));
+            scene
+                .add(
+                    "ball",
+                    ball.clone(),
+                    Units::Unknown,
+                    DMat4::from_translation(d),
+                )
+                .unwrap_or_else(|e| panic!("{e}"));
+            let (a, b) = (&scene.objects[0], &scene.objects[1]);
+            let (la, lb) = (map_level(a), map_level(b));
+            let grow = 2.0 * (margin(a, &REACH, 2f64.powi(la)) + margin(b, &REACH, 2f64.powi(lb)));
+            let Some(o) = a.aabb().intersection(&b.aabb()) else {
+                panic!("d {d}: the boxes must overlap");
+            };
+            let tight = [
+                o.min.as_dvec3() - DVec3::splat(grow),
+                o.max.as_dvec3() + DVec3::splat(grow),
+            ];
+            let larger = [
+                tight[0] - DVec3::new(0.4, 0.1, 0.3),
+                tight[1] + DVec3::splat(0.2),
+            ];
+            let map = |obj, level, clip| {
+                CoarseMap::build(obj, level, solid, &REACH, clip).unwrap_or_else(|e| panic!("{e}"))
+            };
+            // Every map holds the points of its object within its clip (a shell-only map its
+            // surface points: the samples' first ones).
+            if ring_points.is_empty() {
+                ring_points = samples(a); // the ring stays in place
+            }
+            for (obj, level, mut points) in [(a, la, ring_points.clone()), (b, lb, samples(b))] {
+                if !solid {
+                    let w = obj.world();
+                    points.truncate(w.positions.len() + 4 * w.triangles.len());
+                }
+                for clip in [Some(tight), Some(larger), None] {
+                    let m = map(obj, level, clip);
+                    let within = |p: &DVec3| {
+                        clip.is_none_or(|[lo, hi]| lo.cmple(*p).all() && p.cmple(hi).all())
+                    };
+                    for p in points.iter().filter(|p| within(p)) {
+                        assert!(
+                            covers(&m, *p),
+                            "d {d} solid {solid} clip {clip:?}: misses {p}"
+                        );
+                    }
+                }
+            }
+            let want = meeting_cells(&map(a, la, Some(tight)), &map(b, lb, Some(tight)));
+            assert!(!want.is_empty(), "d {d}: the pair meets");
+            for (ca, cb) in [
+                (Some(larger), Some(tight)),
+                (None, Some(tight)),
+                (Some(tight), None),
+                (None, Some(larger)),
+                (None, None),
+            ] {
+                let got = meeting_cells(&map(a, la, ca), &map(b, lb, cb));
+                assert!(!got.is_empty(), "d {d} solid {solid}: clips {ca:?}, {cb:?}");
+                for g in &got {
+                    assert!(
+                        want.iter()
+                            .any(|w| w.min.cmple(g.min).all() && g.max.cmple(w.max).all()),
+                        "d {d} solid {solid}: clips {ca:?}, {cb:?}: {g:?} in no tight cell"
+                    );
+                }
+            }
+        }
+    }
 }
