@@ -800,7 +800,10 @@ enum Scale {
 /// clip), so their meeting cells still hold every place where they meet — they may be fewer
 /// than a tighter map's (`a_larger_clip_gives_meeting_cells_within_the_tight_ones`), and the
 /// answers over a pair's cells are its whole-region answers either way (`super::jobs`).
-struct ClippedMaps(Vec<Option<(Arc<CoarseMap>, Option<[glam::DVec3; 2]>)>>);
+struct ClippedMaps(Vec<Option<(Arc<CoarseMap>, Option<ClipBox>)>>);
+
+/// A clip box (world min and max corners).
+type ClipBox = [glam::DVec3; 2];
 
 impl ClippedMaps {
     fn new(objects: usize) -> Self {
@@ -808,7 +811,7 @@ impl ClippedMaps {
     }
 
     /// Object `o`'s map built so far, when it has the solid if `solid` and covers `clip`.
-    fn get(&self, o: usize, solid: bool, clip: Option<[glam::DVec3; 2]>) -> Option<Arc<CoarseMap>> {
+    fn get(&self, o: usize, solid: bool, clip: Option<ClipBox>) -> Option<Arc<CoarseMap>> {
         let (map, had) = self.0[o].as_ref()?;
         let covers = match (had, clip) {
             (None, _) => true,
