@@ -40,10 +40,24 @@ pub(crate) fn traverse(
 ) {
     // The facing bit of every raw fragment of the triangle ([`RawFragment::key`]).
     let facing = u32::from(tri.back) << 31;
+    let area = u64::from(tri.xmax - tri.xmin + 1) * u64::from(tri.ymax - tri.ymin + 1);
+    if area == 1 {
+        // One centre (many triangles of a mesh finer than the pixels): the per-centre test
+        // of `row_scalar`, which the narrow path below gives such a box when the edge values
+        // are not exact, and which decides as the stepped integers of `box_stepped` do when
+        // they are (the same exact values, the same fill rule).
+        let (px, py) = (f64::from(tri.xmin) + 0.5, f64::from(tri.ymin) + 0.5);
+        if tri.covers(px, py) {
+            out.push(RawFragment {
+                key: rows.start(tri.ymin).wrapping_add(tri.xmin) | facing,
+                depth: tri.depth(px, py) as f32,
+            });
+        }
+        return;
+    }
     let exact = exact_steps(tri);
     // Small boxes (most triangles of a dense mesh): every centre of the box, the edge
     // functions stepped exactly from centre to centre.
-    let area = u64::from(tri.xmax - tri.xmin + 1) * u64::from(tri.ymax - tri.ymin + 1);
     if exact && area <= SMALL_BOX {
         box_stepped(tri, rows, facing, out);
         return;
@@ -517,5 +531,50 @@ mod tests {
             boxes > 1000 && columns > 100 && covered > 5000,
             "{boxes} {columns} {covered}"
         );
+    }
+
+    /// A box of one centre (`traverse`'s first path) keeps what the stepped small-box walk
+    /// keeps for it, the path such boxes took before: tiny triangles around one centre, on
+    /// the half-pixel grid (centres on edges and corners, where the fill rule decides) and
+    /// off it, both facings.
+    #[test]
+    fn one_centre_boxes_equal_the_stepped_walk() {
+        let mut rng = crate::sim::Lcg::new(0x51_7C_C1_B7_27_22_0A_95);
+        let mut rnd = || f64::from(rng.next_f32());
+        let rows = Rows {
+            base: 0,
+            ox: 0,
+            oy: 0,
+            stride: 64,
+        };
+        let (mut ones, mut covered) = (0, 0);
+        for k in 0..20_000 {
+            let grid = if k % 2 == 0 { 2.0 } else { 256.0 };
+            let (cx, cy) = (10.5 + (k % 40) as f64, 20.5 + (k % 30) as f64);
+            let mut vtx = || Vertex {
+                x: ((cx + rnd() * 1.4 - 0.7) * grid).round() / grid,
+                y: ((cy + rnd() * 1.4 - 0.7) * grid).round() / grid,
+                z: rnd(),
+            };
+            let Setup::Visible(tri) = Triangle::setup([vtx(), vtx(), vtx()], 64, 64) else {
+                continue;
+            };
+            if (tri.xmin, tri.ymin) != (tri.xmax, tri.ymax) {
+                continue;
+            }
+            ones += 1;
+            let facing = if tri.back { RawFragment::BACK } else { 0 };
+            let (mut fast, mut stepped) = (Vec::new(), Vec::new());
+            traverse(
+                &tri,
+                rows,
+                crate::raster::Traversal::default_for_build(),
+                &mut fast,
+            );
+            box_stepped(&tri, rows, facing, &mut stepped);
+            covered += stepped.len();
+            assert_same(&fast, &stepped, &format!("triangle {k}"));
+        }
+        assert!(ones > 5_000 && covered > 1_000, "{ones} {covered}");
     }
 }
