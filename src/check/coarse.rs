@@ -689,6 +689,20 @@ mod tests {
         clearance: 0.0,
     };
 
+    /// A scene of two placed meshes.
+    fn two(
+        a: (&str, &Arc<crate::mesh::Mesh>, DMat4),
+        b: (&str, &Arc<crate::mesh::Mesh>, DMat4),
+    ) -> Scene {
+        let mut scene = Scene::new();
+        for (name, mesh, at) in [a, b] {
+            scene
+                .add(name, mesh.clone(), Units::Unknown, at)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        scene
+    }
+
     /// Whether the point `p` lies in a span of its column.
     fn covers(map: &CoarseMap, p: DVec3) -> bool {
         let (ix, iy) = ((p.x / map.h).floor() as i64, (p.y / map.h).floor() as i64);
@@ -736,19 +750,11 @@ mod tests {
             DVec3::new(0.125, 0.25, 0.0),
             DVec3::new(-3.1, 0.001, -0.2),
         ] {
-            let mut scene = Scene::new();
             let turn = DMat4::from_rotation_x(0.4);
-            scene
-                .add("a", mesh.clone(), Units::Unknown, turn)
-                .unwrap_or_else(|e| panic!("{e}"));
-            scene
-                .add(
-                    "b",
-                    mesh.clone(),
-                    Units::Unknown,
-                    DMat4::from_translation(d) * turn,
-                )
-                .unwrap_or_else(|e| panic!("{e}"));
+            let scene = two(
+                ("a", &mesh, turn),
+                ("b", &mesh, DMat4::from_translation(d) * turn),
+            );
             let (a, b) = (&scene.objects[0], &scene.objects[1]);
             let level = level_of(&a.aabb());
             let base =
@@ -787,19 +793,11 @@ mod tests {
             (DVec3::new(1.0, 0.0, 0.56), false),
             (DVec3::new(1.0, 0.0, 0.56), true),
         ] {
-            let mut scene = Scene::new();
             let turn = DMat4::from_rotation_x(0.3);
-            scene
-                .add("ring", ring.clone(), Units::Unknown, turn)
-                .unwrap_or_else(|e| panic!("{e}"));
-            scene
-                .add(
-                    "ball",
-                    ball.clone(),
-                    Units::Unknown,
-                    DMat4::from_translation(d),
-                )
-                .unwrap_or_else(|e| panic!("{e}"));
+            let scene = two(
+                ("ring", &ring, turn),
+                ("ball", &ball, DMat4::from_translation(d)),
+            );
             let (a, b) = (&scene.objects[0], &scene.objects[1]);
             let (la, lb) = (map_level(a), map_level(b));
             let grow = 2.0 * (margin(a, &REACH, 2f64.powi(la)) + margin(b, &REACH, 2f64.powi(lb)));
