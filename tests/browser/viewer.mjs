@@ -149,9 +149,12 @@ async function loadBunnyGroups(page, { groups, each, dx, dy, units = null }) {
 /** In the page: checks its widget, then `window.frameLog` records the view's frames
  * (`render()` calls) and the checks' results by time, with `frame()` (the next frame drawn),
  * `since(times, t)`, `slowChecks(ms)` (the worker's replies delayed; returns the undo) and
- * `threeWays(act, prepare)`: `act(check)` run three times — answered soon, answered 400 ms
- * late, with collision detection off (`act(false)`) — each after `prepare()`, returning each
- * run's frames and results from its start until two frames after it. */
+ * `threeWays(act, prepare, always)`: `act(check)` run three ways — answered soon (15 ms late:
+ * `quick`, tried up to eight times for a held frame answered within 45 ms, every try in
+ * `tries` with `soon`: whether the view held its frame — `always` for a load, for a move when
+ * the last answer took under 25 ms), answered 400 ms late, with collision detection off
+ * (`act(false)`) — each after `prepare()`, returning each run's frames and results from its
+ * start until two frames after it. */
 async function logFrames(page) {
   await page.evaluate(async () => {
     const v = document.querySelector("ldi-clash-viewer");
@@ -179,7 +182,7 @@ async function logFrames(page) {
         };
         return () => (v.checker.check = check);
       },
-      async threeWays(act, prepare = async () => {}) {
+      async threeWays(act, prepare = async () => {}, always = false) {
         const timed = async (check) => {
           await prepare();
           const t = performance.now();
@@ -188,18 +191,50 @@ async function logFrames(page) {
           await log.frame();
           return { renders: log.since(renders, t), results: log.since(results, t) };
         };
-        const quick = await timed(true);
+        // Answered soon: 15 ms late, so that a frame not held would come before the answer
+        // (the next animation frame). On a busy machine an answer can come after the hold's
+        // 50 ms (and then the move is drawn at the hold's end, as it should be), so up to
+        // eight tries for one answered within 45 ms; each try also says whether the view held
+        // its frame for it (a load always does; a move when the last answer took under 25 ms).
+        const tries = [];
+        const undoSoon = log.slowChecks(15);
+        for (let k = 0; k < 8; k++) {
+          const soon = always || (v._answerMs !== undefined && v._answerMs < 25);
+          const run = { ...(await timed(true)), soon };
+          tries.push(run);
+          // (and the next move is held again: the slow way's try needs that)
+          const next = always || v._answerMs < 25;
+          if (soon && next && run.results.length === 1 && run.results[0] < 45) break;
+        }
+        undoSoon();
+        const quick = tries[tries.length - 1];
         const undo = log.slowChecks(400);
         const slow = await timed(true);
         undo();
         v.shadowRoot.querySelector('input[name="collide"]').click();
         await log.frame();
         const off = await timed(false);
-        return { quick, slow, off };
+        return { quick, tries, slow, off };
       },
     };
     window.frameLog = log;
   });
+}
+
+/** The quick tries of `threeWays`: the last one was held and answered within 45 ms (busy
+ * machines give up to eight tries); every held try drew its first frame with its answer or at
+ * the hold's end (45 ms on), never before both. */
+function heldTries(tries) {
+  const last = tries[tries.length - 1];
+  if (!(last.soon && last.results.length === 1 && last.results[0] < 45)) {
+    throw new Error(`no held frame answered within 45 ms in ${tries.length} tries: ${JSON.stringify(tries)}`);
+  }
+  for (const t of tries) {
+    if (!t.soon || t.results.length !== 1) continue;
+    if (!(t.renders.length >= 1 && t.renders[0] >= Math.min(45, t.results[0]))) {
+      throw new Error(`a held frame drawn before both its answer and the hold's end: ${JSON.stringify(t)}`);
+    }
+  }
 }
 
 /** In the page: fetch a shared scene (scene.json + meshes) as {name, bytes} objects. */
@@ -660,9 +695,11 @@ const webgpuTests = [
       });
       const j = JSON.stringify;
       if (!(r.answerMs < 25)) throw new Error(`the worker answered a bunny re-check in ${r.answerMs} ms: too slow for the move's frame to wait`);
-      // No frame before the answer (the red edges that follow it may take a second one).
+      // No frame before the answer (the red edges that follow it may take a second one); a
+      // try answered after the hold was drawn at the hold's end, not before it.
+      heldTries(r.tries);
       if (r.quick.results.length !== 1 || r.quick.renders.length < 1 || r.quick.renders.length > 2 || r.quick.renders[0] < r.quick.results[0]) {
-        throw new Error(`quick answer: frames at ${j(r.quick.renders)} ms, results at ${j(r.quick.results)} ms (none before the results)`);
+        throw new Error(`quick answer: frames at ${j(r.quick.renders)} ms, results at ${j(r.quick.results)} ms (none before the results; tries ${j(r.tries)})`);
       }
       // The move drawn after the hold's 50 ms, before the answer (which comes 400 ms late: a
       // hold that waited for it would draw after it; a bound in milliseconds would fail on a
@@ -676,7 +713,7 @@ const webgpuTests = [
       }
       if (problems.length) throw new Error(problems.join("\n"));
       const f = (x) => x.toFixed(1);
-      console.log(`       worker answer ${f(r.answerMs)} ms; quick: results ${f(r.quick.results[0])}, one frame ${f(r.quick.renders[0])} ms; slow: move drawn at ${f(first)}, results ${f(r.slow.results[0])} ms; checks off: frame at ${f(r.off.renders[0])} ms`);
+      console.log(`       worker answer ${f(r.answerMs)} ms; quick (try ${r.tries.length}): results ${f(r.quick.results[0])}, one frame ${f(r.quick.renders[0])} ms; slow: move drawn at ${f(first)}, results ${f(r.slow.results[0])} ms; checks off: frame at ${f(r.off.renders[0])} ms`);
       await page.close();
     },
   },
@@ -703,13 +740,14 @@ const webgpuTests = [
           await frame();
         };
         // Answered soon, its first check 400 ms late, and with collision detection off.
-        return { ...(await window.frameLog.threeWays(load, clear)), uploads };
+        return { ...(await window.frameLog.threeWays(load, clear, true)), uploads };
       });
       const j = JSON.stringify;
-      // The GPU meshes of each load were uploaded as it ended (before any frame).
-      if (r.uploads.length !== 3 || !r.uploads.every((b) => b > 10_000)) throw new Error(`upload phases' bytes: ${j(r.uploads)}`);
+      // The GPU meshes of each load (the quick tries, slow, off) were uploaded as it ended.
+      if (r.uploads.length !== r.tries.length + 2 || !r.uploads.every((b) => b > 10_000)) throw new Error(`upload phases' bytes: ${j(r.uploads)}`);
+      heldTries(r.tries);
       if (r.quick.results.length !== 1 || r.quick.renders.length < 1 || r.quick.renders[0] < r.quick.results[0]) {
-        throw new Error(`quick first check: frames at ${j(r.quick.renders)} ms, results at ${j(r.quick.results)} ms (none before the results)`);
+        throw new Error(`quick first check: frames at ${j(r.quick.renders)} ms, results at ${j(r.quick.results)} ms (none before the results; tries ${j(r.tries)})`);
       }
       const [first] = r.slow.renders;
       if (!(first >= 45 && r.slow.results.length === 1 && first < r.slow.results[0] && r.slow.renders.some((x) => x >= r.slow.results[0]))) {
@@ -718,7 +756,7 @@ const webgpuTests = [
       if (r.off.results.length !== 0 || r.off.renders.length !== 1) throw new Error(`checks off: frames at ${j(r.off.renders)} ms, results ${j(r.off.results)}`);
       if (problems.length) throw new Error(problems.join("\n"));
       const f = (x) => x.toFixed(1);
-      console.log(`       quick: results ${f(r.quick.results[0])}, first frame ${f(r.quick.renders[0])} ms; slow: drawn at ${f(first)}, results ${f(r.slow.results[0])} ms; checks off: frame at ${f(r.off.renders[0])} ms`);
+      console.log(`       quick (try ${r.tries.length}): results ${f(r.quick.results[0])}, first frame ${f(r.quick.renders[0])} ms; slow: drawn at ${f(first)}, results ${f(r.slow.results[0])} ms; checks off: frame at ${f(r.off.renders[0])} ms`);
       await page.close();
     },
   },
