@@ -11,7 +11,8 @@
 //!   the LDI broad phase) against a parry3d child process (this bench run as `--peer-parry`):
 //!   the same scene loader, one `TriMesh` (BVH) per part in world coordinates, sweep and prune
 //!   on the world boxes, `intersection_test` per candidate pair. Wall time and peak resident
-//!   memory (`VmHWM`, read from `/proc` while the child runs) of each.
+//!   memory (`VmHWM`, read from `/proc` while the child runs) of each; medians of 3 runs (1 on
+//!   the 16 M halls), the three processes (with `--no-self` too) taking turns in each run.
 //! - **A moving frame** (in this process, the scene loaded): a tenth of the parts (seeded)
 //!   move by up to 2 mm; ldiclash's incremental `Checker` re-checks (coarse maps, pairs and
 //!   self-collisions of the moved parts only) against parry rebuilding the moved parts'
@@ -241,32 +242,26 @@ fn hall_row(
         c.arg("check").arg(&scene_json).arg("--json");
         c
     };
-    // One-shot, whole process.
-    let mut ld = Vec::new();
-    let mut ld_mb = 0f64;
+    // One-shot, whole process: ldiclash, ldiclash --no-self and parry in turn, so that the
+    // machine's drift between runs falls on all three alike.
+    let (mut ld, mut noself, mut pr) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut ld_mb, mut parry_mb) = (0f64, 0f64);
     let mut report: Option<Report> = None;
+    let mut parry_pairs = 0;
     for _ in 0..runs {
         let (ms, mb, out) = run_child(&mut ldiclash());
         ld.push(ms);
         ld_mb = ld_mb.max(mb);
         report = Some(serde_json::from_str(out.trim()).unwrap());
-    }
-    let report = report.unwrap();
-    let ld_noself = median(
-        (0..runs)
-            .map(|_| run_child(ldiclash().arg("--no-self")).0)
-            .collect(),
-    );
-    let mut pr = Vec::new();
-    let mut parry_mb = 0f64;
-    let mut parry_pairs = 0;
-    for _ in 0..runs {
+        noself.push(run_child(ldiclash().arg("--no-self")).0);
         let exe = std::env::current_exe().unwrap();
         let (ms, mb, out) = run_child(Command::new(exe).arg("--peer-parry").arg(&scene_json));
         pr.push(ms);
         parry_mb = parry_mb.max(mb);
         parry_pairs = out.lines().count();
     }
+    let report = report.unwrap();
+    let ld_noself = median(noself);
     let same_as_boxes = if compare_boxes {
         let (_, _, out) = run_child(ldiclash().args(["--broad", "boxes"]));
         let boxes: Report = serde_json::from_str(out.trim()).unwrap();
