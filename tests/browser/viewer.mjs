@@ -689,9 +689,13 @@ const webgpuTests = [
           v.setTransform("bunny_b", m);
           if (check) await v.check();
         };
-        await move(); // a re-check: how soon the worker answers is known now
-        await frame();
-        await frame();
+        // A re-check: how soon the worker answers is known now (again, up to five times, while
+        // a busy machine keeps it over the 25 ms under which a move's frame waits for it).
+        for (let k = 0; k < 5 && (k === 0 || !(v._answerMs < 25)); k++) {
+          await move();
+          await frame();
+          await frame();
+        }
         const answerMs = v._answerMs;
         // Answered soon, 400 ms late, and with collision detection off (the move drawn at once).
         return { answerMs, ...(await window.frameLog.threeWays(move)) };
