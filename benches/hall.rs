@@ -11,8 +11,8 @@
 //!   the LDI broad phase) against a parry3d child process (this bench run as `--peer-parry`):
 //!   the same scene loader, one `TriMesh` (BVH) per part in world coordinates, sweep and prune
 //!   on the world boxes, `intersection_test` per candidate pair. Wall time and peak resident
-//!   memory (`VmHWM`, read from `/proc` while the child runs) of each; medians of 3 runs (1 on
-//!   the 16 M halls), the three processes (with `--no-self` too) taking turns in each run.
+//!   memory (`VmHWM`, read from `/proc` while the child runs) of each; medians of 3 runs, the
+//!   three processes (with `--no-self` too) taking turns in each run.
 //! - **A moving frame** (in this process, the scene loaded): a tenth of the parts (seeded)
 //!   move by up to 2 mm; ldiclash's incremental `Checker` re-checks (coarse maps, pairs and
 //!   self-collisions of the moved parts only) against parry rebuilding the moved parts'
@@ -486,7 +486,7 @@ fn main() {
         let (runs, frames) = if quick {
             (1, 1)
         } else if name == "15m" {
-            (1, 5)
+            (3, 5)
         } else {
             (3, 15)
         };
