@@ -248,14 +248,14 @@ fn hall_row(
     let (mut ld_mb, mut parry_mb) = (0f64, 0f64);
     let mut report: Option<Report> = None;
     let mut parry_pairs = 0;
+    let exe = std::env::current_exe().unwrap();
     for _ in 0..runs {
         let (ms, mb, out) = run_child(&mut ldiclash());
         ld.push(ms);
         ld_mb = ld_mb.max(mb);
         report = Some(serde_json::from_str(out.trim()).unwrap());
         noself.push(run_child(ldiclash().arg("--no-self")).0);
-        let exe = std::env::current_exe().unwrap();
-        let (ms, mb, out) = run_child(Command::new(exe).arg("--peer-parry").arg(&scene_json));
+        let (ms, mb, out) = run_child(Command::new(&exe).arg("--peer-parry").arg(&scene_json));
         pr.push(ms);
         parry_mb = parry_mb.max(mb);
         parry_pairs = out.lines().count();

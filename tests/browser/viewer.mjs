@@ -148,7 +148,8 @@ async function loadBunnyGroups(page, { groups, each, dx, dy, units = null }) {
 
 /** In the page: checks its widget, then `window.frameLog` records the view's frames
  * (`render()` calls) and the checks' results by time, with `frame()` (the next frame drawn),
- * `since(times, t)`, `slowChecks(ms)` (the worker's replies delayed; returns the undo) and
+ * `since(times, t)`, `soon()` (whether a move's frame now waits for its check),
+ * `slowChecks(ms)` (the worker's replies delayed; returns the undo) and
  * `threeWays(act, prepare, always)`: `act(check)` run three ways — answered soon (15 ms late:
  * `quick`, tried up to eight times for a held frame answered within 45 ms, every try in
  * `tries` with `soon`: whether the view held its frame — `always` for a load, for a move when
@@ -174,6 +175,8 @@ async function logFrames(page) {
       renders,
       results,
       frame: () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0))),
+      // Whether a move's frame now waits for its check (the last answer took under 25 ms).
+      soon: () => v._answerMs < 25,
       since: (xs, t) => xs.filter((x) => x >= t).map((x) => x - t),
       slowChecks(ms) {
         const check = v.checker.check.bind(v.checker);
@@ -202,11 +205,11 @@ async function logFrames(page) {
         const tries = [];
         const undoSoon = log.slowChecks(15);
         for (let k = 0; k < 8; k++) {
-          const soon = always || (v._answerMs !== undefined && v._answerMs < 25);
+          const soon = always || log.soon();
           const run = { ...(await timed(true)), soon };
           tries.push(run);
           // (and the next move is held again: the slow way's try needs that)
-          const next = always || v._answerMs < 25;
+          const next = always || log.soon();
           if (soon && next && run.results.length === 1 && run.results[0] < 45) break;
         }
         undoSoon();
@@ -691,7 +694,7 @@ const webgpuTests = [
         };
         // A re-check: how soon the worker answers is known now (again, up to five times, while
         // a busy machine keeps it over the 25 ms under which a move's frame waits for it).
-        for (let k = 0; k < 5 && (k === 0 || !(v._answerMs < 25)); k++) {
+        for (let k = 0; k < 5 && (k === 0 || !window.frameLog.soon()); k++) {
           await move();
           await frame();
           await frame();
