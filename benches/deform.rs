@@ -118,8 +118,8 @@ fn deforming_pair(label: &'static str, segments: u32, frames: usize) -> Row {
     let mut hit_rebuild = false;
     for (f, p) in positions.iter().enumerate() {
         let t = Instant::now();
-        let a = TriMesh::new(verts(&p[0]), rest[0].triangles.clone()).unwrap();
-        let b = TriMesh::new(verts(&p[1]), rest[1].triangles.clone()).unwrap();
+        let a = TriMesh::new(verts(&p[0]), rest[0].triangles.to_vec()).unwrap();
+        let b = TriMesh::new(verts(&p[1]), rest[1].triangles.to_vec()).unwrap();
         hit_rebuild = intersection_test(&id, &a, &id, &b).unwrap().intersecting;
         if f > 0 {
             times.push(ms(t));
@@ -130,7 +130,7 @@ fn deforming_pair(label: &'static str, segments: u32, frames: usize) -> Row {
     let mk = |m: &Mesh| {
         TriMesh::with_flags(
             verts(&m.positions),
-            m.triangles.clone(),
+            m.triangles.to_vec(),
             TriMeshFlags::DEFORMABLE,
         )
         .unwrap()

@@ -291,7 +291,7 @@ fn sort_variants(ctx: &GpuContext, quick: bool) {
         let mut stack = plane_stack(n, 20_000, 1.0, 0.5 / n as f32);
         for order in ["near to far", "far to near"] {
             if order == "far to near" {
-                stack.triangles.reverse();
+                stack.triangles_mut().reverse();
             }
             let meshes = vec![stack.clone()];
             let objs = objects(&meshes);

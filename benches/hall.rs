@@ -113,7 +113,7 @@ fn trimesh(o: &Object) -> TriMesh {
         .iter()
         .map(|p| Vector::new(p.x, p.y, p.z))
         .collect();
-    TriMesh::new(verts, w.triangles.clone()).unwrap_or_else(|e| panic!("{}: {e:?}", o.name))
+    TriMesh::new(verts, w.triangles.to_vec()).unwrap_or_else(|e| panic!("{}: {e:?}", o.name))
 }
 
 fn parry_hits(meshes: &[TriMesh], pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {

@@ -50,7 +50,8 @@ fn parry_meshes(scene: &Scene) -> Vec<TriMesh> {
                 .iter()
                 .map(|p| Vector::new(p.x, p.y, p.z))
                 .collect();
-            TriMesh::new(verts, w.triangles.clone()).unwrap_or_else(|e| panic!("{}: {e:?}", o.name))
+            TriMesh::new(verts, w.triangles.to_vec())
+                .unwrap_or_else(|e| panic!("{}: {e:?}", o.name))
         })
         .collect()
 }

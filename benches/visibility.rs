@@ -54,7 +54,7 @@ fn world(n: usize, seg: u32, frames: usize) -> World {
                     .iter()
                     .map(|p| parry3d::math::Vector::new(p.x, p.y, p.z))
                     .collect(),
-                m.triangles.clone(),
+                m.triangles.to_vec(),
             )
             .unwrap()
         })

@@ -55,7 +55,7 @@ fn gltf(meshes: &[Mesh], nodes: &str, roots: &str) -> Vec<u8> {
             hi.to_array()
         ));
         let at = buffer.len();
-        for t in &m.triangles {
+        for t in m.triangles.iter() {
             for i in t {
                 buffer.extend_from_slice(&i.to_le_bytes());
             }
@@ -171,7 +171,7 @@ fn obj_objects_and_groups_are_objects_whose_clash_is_found() {
         for p in &m.positions {
             text.push_str(&format!("v {} {} {}\n", p.x + dx, p.y, p.z));
         }
-        for t in &m.triangles {
+        for t in m.triangles.iter() {
             text.push_str(&format!(
                 "f {} {} {}\n",
                 t[0] + base + 1,

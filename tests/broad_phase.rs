@@ -307,7 +307,7 @@ fn thin_touching_nested_and_tiny_parts_are_not_lost() {
 
     // An open mesh (a single sheet) across a closed one: surface contact.
     let mut sheet = cuboid(Vec3::new(-1.5, -1.5, 0.5), Vec3::new(1.5, 1.5, 0.5));
-    sheet.triangles.truncate(2); // the −z face alone: open
+    sheet.triangles_mut().truncate(2); // the −z face alone: open
     let r = same_as_boxes("sheet", &placed(vec![(sheet, id), (ball, id)]), &opts);
     assert_eq!(kinds(&r), ["surface"]);
 }
@@ -492,7 +492,7 @@ fn pairs_proven_apart_are_those_no_axis_sees() {
         m
     };
     let inverted = |mut m: Mesh| {
-        for t in &mut m.triangles {
+        for t in m.triangles_mut().iter_mut() {
             t.swap(1, 2);
         }
         m

@@ -45,7 +45,7 @@ fn parry(o: &Object) -> TriMesh {
             .iter()
             .map(|p| Vector::new(p.x, p.y, p.z))
             .collect(),
-        w.triangles.clone(),
+        w.triangles.to_vec(),
     )
     .unwrap()
 }

@@ -538,7 +538,7 @@ fn a_saved_session_with_embedded_meshes_is_read_by_the_cli() {
     for p in &m.positions {
         obj.push_str(&format!("v {} {} {}\n", p.x, p.y, p.z));
     }
-    for t in &m.triangles {
+    for t in m.triangles.iter() {
         obj.push_str(&format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1));
     }
     let uri = ldiclash::scene::embed_mesh("model/obj", obj.as_bytes());

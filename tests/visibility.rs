@@ -112,7 +112,7 @@ fn convex_pair_test_flags_non_convex_objects() {
     let b = cuboid(Vec3::ZERO, Vec3::new(1.0, 2.0, 1.0));
     let off = l.positions.len() as u32;
     l.positions.extend(b.positions);
-    l.triangles
+    l.triangles_mut()
         .extend(b.triangles.iter().map(|t| t.map(|v| v + off)));
     let flags = [is_convex(&a, 1e-4), is_convex(&l, 1e-4)];
     assert_eq!(flags, [true, false]);
@@ -303,7 +303,7 @@ fn self_cullide_finds_exactly_the_oracle_pairs() {
         let b = uv_sphere(Vec3::new(1.2, 0.3, 0.1), 0.8, 24, 12);
         let off = a.positions.len() as u32;
         a.positions.extend(b.positions);
-        a.triangles
+        a.triangles_mut()
             .extend(b.triangles.iter().map(|t| t.map(|v| v + off)));
         a
     };

@@ -201,7 +201,7 @@ fn self_cullide_equals_cpu() {
     let off = fused.positions.len() as u32;
     fused.positions.extend(b.positions);
     fused
-        .triangles
+        .triangles_mut()
         .extend(b.triangles.iter().map(|t| t.map(|v| v + off)));
     let mut found = Vec::new();
     for (name, m) in [

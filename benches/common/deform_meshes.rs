@@ -47,7 +47,7 @@ pub fn export(path: &std::path::Path, meshes: &[Mesh; 2], frames: usize) -> std:
     for m in meshes {
         f.write_all(&(m.positions.len() as u32).to_le_bytes())?;
         f.write_all(&(m.triangles.len() as u32).to_le_bytes())?;
-        for t in &m.triangles {
+        for t in m.triangles.iter() {
             for i in t {
                 f.write_all(&i.to_le_bytes())?;
             }

@@ -108,7 +108,7 @@ fn may_hold(outer: &Object, inner: &Object, grow: f64, budget: &mut usize) -> bo
 /// (+1 for counter-clockwise seen from outside), 0 outside.
 pub fn winding_number(p: DVec3, mesh: &Mesh) -> f64 {
     let mut sum = 0.0;
-    for t in &mesh.triangles {
+    for t in mesh.triangles.iter() {
         let [a, b, c] = t.map(|i| mesh.positions[i as usize].as_dvec3() - p);
         let (la, lb, lc) = (a.length(), b.length(), c.length());
         let num = a.dot(b.cross(c));
@@ -138,7 +138,7 @@ mod tests {
     }
 
     fn inverted(mut m: Mesh) -> Mesh {
-        for t in &mut m.triangles {
+        for t in m.triangles_mut().iter_mut() {
             t.swap(1, 2);
         }
         m

@@ -716,7 +716,7 @@ mod tests {
     fn samples(o: &crate::scene::Object) -> Vec<DVec3> {
         let w = o.world();
         let mut pts: Vec<DVec3> = w.positions.iter().map(|p| p.as_dvec3()).collect();
-        for t in &w.triangles {
+        for t in w.triangles.iter() {
             let [a, b, c] = t.map(|i| w.positions[i as usize].as_dvec3());
             pts.extend([
                 (a + b) / 2.0,

@@ -747,7 +747,7 @@ mod tests {
                 positions.push(c + d * size);
             }
         }
-        let triangles = (0..n as u32)
+        let triangles: Vec<[u32; 3]> = (0..n as u32)
             .map(|k| [3 * k, 3 * k + 1, 3 * k + 2])
             .collect();
         Mesh::new(positions, triangles)

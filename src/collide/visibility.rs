@@ -682,7 +682,7 @@ mod tests {
         let b = cuboid(Vec3::ZERO, Vec3::new(1.0, 2.0, 1.0));
         let off = l.positions.len() as u32;
         l.positions.extend(b.positions);
-        l.triangles
+        l.triangles_mut()
             .extend(b.triangles.iter().map(|t| t.map(|v| v + off)));
         assert!(!is_convex(&l, 1e-4));
     }

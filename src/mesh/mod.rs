@@ -15,6 +15,8 @@ pub use io::{
 };
 pub use validate::{validate, Validation};
 
+use std::sync::Arc;
+
 use glam::Vec3;
 
 /// A triangle mesh in file units.
@@ -22,18 +24,26 @@ use glam::Vec3;
 pub struct Mesh {
     /// Vertex positions.
     pub positions: Vec<Vec3>,
-    /// Triangles as indices into `positions`, counter-clockwise seen from outside.
-    pub triangles: Vec<[u32; 3]>,
+    /// Triangles as indices into `positions`, counter-clockwise seen from outside. Shared:
+    /// a mesh placed in the world ([`Mesh::transformed`]) keeps its source's triangles
+    /// instead of a copy (a hall's parts are instances of a few meshes); change them with
+    /// [`Mesh::triangles_mut`] (`Arc::make_mut`: a shared list is copied first).
+    pub triangles: Arc<Vec<[u32; 3]>>,
 }
 
 impl Mesh {
     /// A mesh from positions and triangles. Indices are not checked here; use [`validate`]
     /// or [`Mesh::check_indices`].
-    pub fn new(positions: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Self {
+    pub fn new(positions: Vec<Vec3>, triangles: impl Into<Arc<Vec<[u32; 3]>>>) -> Self {
         Self {
             positions,
-            triangles,
+            triangles: triangles.into(),
         }
+    }
+
+    /// The triangles, to change (copied first when another mesh shares them).
+    pub fn triangles_mut(&mut self) -> &mut Vec<[u32; 3]> {
+        Arc::make_mut(&mut self.triangles)
     }
 
     /// Number of triangles.
@@ -46,7 +56,7 @@ impl Mesh {
     pub fn append(&mut self, other: &Mesh) {
         let base = self.positions.len() as u32;
         self.positions.extend_from_slice(&other.positions);
-        self.triangles
+        Arc::make_mut(&mut self.triangles)
             .extend(other.triangles.iter().map(|t| t.map(|i| i + base)));
     }
 
@@ -115,21 +125,19 @@ impl Mesh {
                 })
             };
             let mut triangles = Vec::with_capacity(m.triangles.len() * 4);
-            for &[a, b, c] in &m.triangles {
+            for &[a, b, c] in m.triangles.iter() {
                 let ab = midpoint(a, b, &mut positions);
                 let bc = midpoint(b, c, &mut positions);
                 let ca = midpoint(c, a, &mut positions);
                 triangles.extend([[a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]]);
             }
-            m = Mesh {
-                positions,
-                triangles,
-            };
+            m = Mesh::new(positions, triangles);
         }
         m
     }
 
-    /// This mesh with every position mapped through `world_from_object`.
+    /// This mesh with every position mapped through `world_from_object`; the triangles are
+    /// this mesh's own, shared (not copied).
     pub fn transformed(&self, world_from_object: &glam::DMat4) -> Mesh {
         Mesh {
             positions: self
@@ -137,7 +145,7 @@ impl Mesh {
                 .iter()
                 .map(|p| world_from_object.transform_point3(p.as_dvec3()).as_vec3())
                 .collect(),
-            triangles: self.triangles.clone(),
+            triangles: Arc::clone(&self.triangles),
         }
     }
 }

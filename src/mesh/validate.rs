@@ -59,7 +59,7 @@ pub fn validate(mesh: &Mesh) -> Validation {
     let mut directed: Vec<u64> = Vec::with_capacity(mesh.triangles.len() * 3);
     let mut degenerate_triangles = 0usize;
     let mut six_volume = 0.0f64;
-    for t in &mesh.triangles {
+    for t in mesh.triangles.iter() {
         let [a, b, c] = *t;
         let in_range = t.iter().all(|&i| (i as usize) < n);
         if !in_range || a == b || b == c || a == c {
@@ -205,7 +205,7 @@ mod tests {
             [0, 4, 6, 2], // x = 0
             [1, 3, 7, 5], // x = 1
         ];
-        let triangles = quads
+        let triangles: Vec<[u32; 3]> = quads
             .iter()
             .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
             .collect();
@@ -234,7 +234,7 @@ mod tests {
     #[test]
     fn inverted_cube_is_closed_but_inward() {
         let mut m = cube();
-        for t in &mut m.triangles {
+        for t in m.triangles_mut().iter_mut() {
             t.swap(1, 2);
         }
         let v = validate(&m);
@@ -270,11 +270,11 @@ mod tests {
                 .collect();
             cases.push(tris);
         }
-        let mut flipped = cube().triangles;
+        let mut flipped = cube().triangles.to_vec();
         flipped[3].swap(1, 2);
-        let mut doubled = cube().triangles;
-        doubled.extend(cube().triangles);
-        cases.extend([cube().triangles, flipped, doubled]);
+        let mut doubled = cube().triangles.to_vec();
+        doubled.extend(cube().triangles.iter());
+        cases.extend([cube().triangles.to_vec(), flipped, doubled]);
         // Indices near 2^31 - 1, the largest the one sort takes.
         let big = u32::MAX >> 1;
         cases.push(vec![[big, big - 1, big - 2], [big - 2, big - 1, big]]);
@@ -292,7 +292,7 @@ mod tests {
     #[test]
     fn one_flipped_triangle_breaks_orientation() {
         let mut m = cube();
-        m.triangles[3].swap(1, 2);
+        m.triangles_mut()[3].swap(1, 2);
         let v = validate(&m);
         assert!(!v.closed && !v.consistently_oriented && !v.outward);
         assert_eq!(v.boundary_edges, 0);
@@ -301,7 +301,7 @@ mod tests {
     #[test]
     fn open_box_has_boundary() {
         let mut m = cube();
-        m.triangles.truncate(10);
+        m.triangles_mut().truncate(10);
         let v = validate(&m);
         assert!(!v.closed && v.consistently_oriented);
         assert_eq!(v.boundary_edges, 4);
@@ -311,7 +311,7 @@ mod tests {
     fn non_manifold_edge_is_counted() {
         let mut m = cube();
         m.positions.push(Vec3::new(0.5, -1.0, -1.0));
-        m.triangles.push([0, 1, 8]);
+        m.triangles_mut().push([0, 1, 8]);
         let v = validate(&m);
         assert_eq!(v.non_manifold_edges, 1);
         assert_eq!(v.boundary_edges, 2);
@@ -321,10 +321,10 @@ mod tests {
     #[test]
     fn degenerate_bad_index_and_non_finite_do_not_panic() {
         let mut m = cube();
-        m.triangles.push([0, 0, 1]);
-        m.triangles.push([0, 1, 99]);
+        m.triangles_mut().push([0, 0, 1]);
+        m.triangles_mut().push([0, 1, 99]);
         m.positions.push(Vec3::new(2.0, 0.0, 0.0)); // collinear with 0 and 1
-        m.triangles.push([0, 1, 8]);
+        m.triangles_mut().push([0, 1, 8]);
         m.positions.push(Vec3::new(f32::NAN, 0.0, f32::INFINITY));
         let v = validate(&m);
         assert_eq!(v.degenerate_triangles, 3);

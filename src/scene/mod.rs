@@ -903,7 +903,7 @@ fn check_transform(name: &str, m: &DMat4) -> Result<(), SceneError> {
 fn place(mesh: &Mesh, world_from_object: &DMat4) -> (Mesh, Region) {
     let mut world = mesh.transformed(world_from_object);
     if world_from_object.determinant() < 0.0 {
-        for t in &mut world.triangles {
+        for t in world.triangles_mut().iter_mut() {
             t.swap(1, 2);
         }
     }
@@ -984,5 +984,48 @@ mod embed_tests {
                 "{w}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod placement_tests {
+    use super::*;
+    use crate::mesh::shapes::cuboid;
+
+    /// A placed part keeps its mesh's triangles instead of a copy (a hall's thousands of
+    /// parts are instances of a few meshes), also after a move; a mirroring placement gets
+    /// its own, reversed, and leaves the mesh's alone.
+    #[test]
+    fn world_meshes_share_their_meshs_triangles_unless_mirrored() {
+        let mesh = Arc::new(cuboid(Vec3::ZERO, Vec3::ONE));
+        let mut scene = Scene::new();
+        let at = |x: f64| DMat4::from_translation(glam::DVec3::new(x, 0.0, 0.0));
+        for (k, m) in [
+            at(0.0),
+            at(2.0),
+            DMat4::from_scale(glam::DVec3::new(-1.0, 1.0, 1.0)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            scene
+                .add(&format!("p{k}"), mesh.clone(), Units::Unknown, m)
+                .expect("adds");
+        }
+        let shares = |o: &Object| Arc::ptr_eq(&o.world().triangles, &mesh.triangles);
+        assert!(shares(&scene.objects[0]) && shares(&scene.objects[1]));
+        scene.set_transform(1, at(5.0)).expect("moves");
+        assert!(shares(&scene.objects[1]));
+        assert_eq!(
+            scene.objects[1].world().positions[0],
+            mesh.positions[0] + Vec3::X * 5.0
+        );
+        let mirrored = &scene.objects[2];
+        assert!(!shares(mirrored));
+        for (w, t) in mirrored.world().triangles.iter().zip(mesh.triangles.iter()) {
+            assert_eq!(*w, [t[0], t[2], t[1]]);
+        }
+        assert!(mirrored.is_closed());
+        assert!(mirrored.world().signed_volume() > 0.0);
     }
 }

@@ -352,7 +352,7 @@ impl VolumeConstraint {
         let v = volume(p, &self.triangles);
         self.grad.clear();
         self.grad.resize(p.len(), Vec3::ZERO);
-        for t in &self.triangles {
+        for t in self.triangles.iter() {
             let [a, b, c] = t.map(|i| i as usize);
             let (pa, pb, pc) = (p.position(a), p.position(b), p.position(c));
             self.grad[a] += pb.cross(pc) / 6.0;
@@ -471,7 +471,7 @@ mod tests {
         for &v in &m.positions {
             p.push(v, Vec3::ZERO, 1.0);
         }
-        let mut c = VolumeConstraint::new(&p, m.triangles.clone(), 1.0);
+        let mut c = VolumeConstraint::new(&p, m.triangles.to_vec(), 1.0);
         assert!((c.rest - 1.0).abs() < 1e-6);
         for i in 0..p.len() {
             p.y[i] *= 0.5;

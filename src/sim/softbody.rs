@@ -50,7 +50,7 @@ impl SoftBody {
             world.particles.push(p, Vec3::ZERO, w);
         }
         let mut edges = HashSet::new();
-        for t in &mesh.triangles {
+        for t in mesh.triangles.iter() {
             for k in 0..3 {
                 let (a, b) = (t[k], t[(k + 1) % 3]);
                 edges.insert((a.min(b), a.max(b)));
@@ -81,7 +81,7 @@ impl SoftBody {
         }
         SoftBody {
             particles: first..first + n,
-            triangles: mesh.triangles.clone(),
+            triangles: mesh.triangles.to_vec(),
             springs: edges.len(),
             volume,
         }

@@ -43,7 +43,7 @@ pub fn cluster_decimate(mesh: &Mesh, cells: u32) -> Option<Mesh> {
         .collect();
     let mut triangles: Vec<[u32; 3]> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for t in &mesh.triangles {
+    for t in mesh.triangles.iter() {
         let Some(c) = t
             .iter()
             .map(|&i| remap.get(i as usize).copied())

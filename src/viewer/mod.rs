@@ -651,7 +651,7 @@ pub fn warm_up_files() -> Vec<InputFile> {
         let mut m = mesh::shapes::uv_sphere(centre, 0.6, 32, 16);
         let cut = centre.z + 0.3;
         let positions = m.positions.clone();
-        m.triangles
+        m.triangles_mut()
             .retain(|t| t.iter().any(|&i| positions[i as usize].z <= cut));
         m
     };

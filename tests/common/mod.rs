@@ -97,7 +97,7 @@ pub fn gltf_of(m: &Mesh) -> String {
         }
     }
     let pos_len = b.len();
-    for t in &m.triangles {
+    for t in m.triangles.iter() {
         for i in t {
             b.extend_from_slice(&i.to_le_bytes());
         }

@@ -465,7 +465,10 @@ mod tests {
         assert!(b.triangle_from_positions([p[0], p[2], Vec3::Z]).is_ok());
         let m = b.finish("").ok();
         assert_eq!(m.as_ref().map(|m| m.positions.len()), Some(4));
-        assert_eq!(m.map(|m| m.triangles), Some(vec![[0, 1, 2], [0, 2, 3]]));
+        assert_eq!(
+            m.map(|m| m.triangles.to_vec()),
+            Some(vec![[0, 1, 2], [0, 2, 3]])
+        );
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub fn write_obj(mesh: &Mesh) -> String {
         // Writing into a String cannot fail.
         let _ = writeln!(obj, "v {} {} {}", p.x, p.y, p.z);
     }
-    for t in &mesh.triangles {
+    for t in mesh.triangles.iter() {
         let _ = writeln!(obj, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
     }
     obj
