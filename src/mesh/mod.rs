@@ -56,7 +56,7 @@ impl Mesh {
     pub fn append(&mut self, other: &Mesh) {
         let base = self.positions.len() as u32;
         self.positions.extend_from_slice(&other.positions);
-        Arc::make_mut(&mut self.triangles)
+        self.triangles_mut()
             .extend(other.triangles.iter().map(|t| t.map(|i| i + base)));
     }
 

@@ -352,7 +352,7 @@ impl VolumeConstraint {
         let v = volume(p, &self.triangles);
         self.grad.clear();
         self.grad.resize(p.len(), Vec3::ZERO);
-        for t in self.triangles.iter() {
+        for t in &self.triangles {
             let [a, b, c] = t.map(|i| i as usize);
             let (pa, pb, pc) = (p.position(a), p.position(b), p.position(c));
             self.grad[a] += pb.cross(pc) / 6.0;
