@@ -151,7 +151,7 @@ async function loadBunnyGroups(page, { groups, each, dx, dy, units = null }) {
  * `since(times, t)`, `soon()` (whether a move's frame now waits for its check),
  * `slowChecks(ms)` (the worker's replies delayed; returns the undo) and
  * `threeWays(act, prepare, always)`: `act(check)` run three ways — answered soon (15 ms late:
- * `quick`, tried up to eight times for a held frame answered within 45 ms, every try in
+ * `quick`, tried up to sixteen times for a held frame answered within 45 ms, every try in
  * `tries` with `soon`: whether the view held its frame — `always` for a load, for a move when
  * the last answer took under 25 ms), answered 400 ms late, with collision detection off
  * (`act(false)`) — each after `prepare()`, returning each run's frames and results from its
@@ -200,11 +200,11 @@ async function logFrames(page) {
         // Answered soon: 15 ms late, so that a frame not held would come before the answer
         // (the next animation frame). On a busy machine an answer can come after the hold's
         // 50 ms (and then the move is drawn at the hold's end, as it should be), so up to
-        // eight tries for one answered within 45 ms; each try also says whether the view held
+        // sixteen tries for one answered within 45 ms; each try also says whether the view held
         // its frame for it (a load always does; a move when the last answer took under 25 ms).
         const tries = [];
         const undoSoon = log.slowChecks(15);
-        for (let k = 0; k < 8; k++) {
+        for (let k = 0; k < 16; k++) {
           const soon = always || log.soon();
           const run = { ...(await timed(true)), soon };
           tries.push(run);
@@ -228,7 +228,7 @@ async function logFrames(page) {
 }
 
 /** The quick tries of `threeWays`: the last one was held and answered within 45 ms (busy
- * machines give up to eight tries); every held try drew its first frame with its answer or at
+ * machines give up to sixteen tries); every held try drew its first frame with its answer or at
  * the hold's end (45 ms on), never before both. */
 function heldTries(tries) {
   const last = tries[tries.length - 1];
