@@ -5,6 +5,10 @@
 //! 256 pixels per region, no precomputation — the same cost for a static or a deforming frame)
 //! against parry3d's BVH build ("build", what a deforming frame must redo), its pair tests
 //! ("query", all pairs), and their sum ("per deforming frame"). Medians of several runs.
+//! Parry answers only whether each pair touches; ldiclash's pairs only (no self-collision) are
+//! also timed at 128 and 64 pixels per region, where `tests/sweep.rs` shows the same pairs on
+//! every shared scene with volumes within 0.5% (128) and 2.5% (64) of the exact ones: the bench
+//! asserts the same pairs and classes as at 256.
 //!
 //! Run: `cargo bench --bench peers` (`-- --quick` for one run each, as `cargo test --benches` does).
 
@@ -83,15 +87,43 @@ fn row(name: &str, scene: &Scene, runs: usize) {
     let (t_pairs, _) = time(runs, || {
         check(scene, &pairs_only).unwrap_or_else(|e| panic!("{e}"))
     });
+    let classes = |r: &ldiclash::report::Report| -> Vec<String> {
+        let mut v: Vec<String> = r
+            .pairs
+            .iter()
+            .map(|p| format!("{} {} {:?}", p.a, p.b, p.kind))
+            .collect();
+        v.sort();
+        v
+    };
+    let coarser = [128u32, 64].map(|resolution| {
+        let opts = CheckOptions {
+            resolution,
+            ..pairs_only.clone()
+        };
+        let (t, r) = time(runs, || {
+            check(scene, &opts).unwrap_or_else(|e| panic!("{e}"))
+        });
+        assert_eq!(
+            classes(&r),
+            classes(&report),
+            "{name}: the pairs at {resolution} pixels"
+        );
+        t
+    });
     let (t_build, meshes) = time(runs, || parry_meshes(scene));
     let (t_query, hits) = time(runs, || parry_pairs(&meshes));
     let frame = t_build + t_query;
     println!(
-        "| {name} | {} | {} | {t_ldi:.1} | {t_pairs:.1} | {t_build:.1} | {t_query:.1} | {frame:.1} | {:.2}× | {:.2}× | {} / {} |",
+        "| {name} | {} | {} | {t_ldi:.1} | {t_pairs:.1} | {:.2} / {:.2} | {t_build:.1} | {t_query:.1} | {frame:.1} | {:.2}× | {:.2}× | {:.2}× / {:.2}× | {} / {} |",
         scene.objects.len(),
         scene.triangle_count(),
+        coarser[0],
+        coarser[1],
         frame / t_ldi,
         frame / t_pairs,
+        frame / coarser[0],
+        frame / coarser[1],
         report.pairs.len(),
         hits.len(),
     );
@@ -110,8 +142,8 @@ fn main() {
         ldiclash::VERSION
     );
     println!();
-    println!("| scene | objects | triangles | ldiclash check (auto) | ldiclash pairs only (--no-self) | parry build | parry query | parry per deforming frame | parry frame / ldiclash auto | parry frame / ldiclash pairs only | colliding pairs ldiclash / parry |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| scene | objects | triangles | ldiclash check (auto) | ldiclash pairs only (--no-self) | pairs only at 128 / 64 pixels | parry build | parry query | parry per deforming frame | parry frame / ldiclash auto | parry frame / ldiclash pairs only | parry frame / pairs only at 128 / 64 | colliding pairs ldiclash / parry |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let mut dirs: Vec<_> = std::fs::read_dir(&data)
         .map(|d| {
