@@ -8,7 +8,8 @@
 //! Parry answers only whether each pair touches; ldiclash's pairs only (no self-collision) are
 //! also timed at 128 and 64 pixels per region, where `tests/sweep.rs` shows the same pairs on
 //! every shared scene with volumes within 0.5% (128) and 2.5% (64) of the exact ones: the bench
-//! asserts the same pairs and classes as at 256.
+//! asserts the same pairs and classes as at 256. And `--mode exact` (triangle–triangle tests
+//! and nesting: a yes or no per pair, as parry's), asserted to find the same pairs.
 //!
 //! Run: `cargo bench --bench peers` (`-- --quick` for one run each, as `cargo test --benches` does).
 
@@ -18,7 +19,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use glam::Vec3;
-use ldiclash::check::{check, CheckOptions};
+use ldiclash::check::{check, CheckOptions, Mode};
 use ldiclash::mesh::shapes::uv_sphere;
 use ldiclash::mesh::Units;
 use ldiclash::scene::{Scene, SceneFile};
@@ -111,11 +112,29 @@ fn row(name: &str, scene: &Scene, runs: usize) {
         );
         t
     });
+    let names = |r: &ldiclash::report::Report| -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> =
+            r.pairs.iter().map(|p| (p.a.clone(), p.b.clone())).collect();
+        v.sort();
+        v
+    };
+    let exact_opts = CheckOptions {
+        mode: Mode::Exact,
+        ..CheckOptions::default()
+    };
+    let (t_exact, exact) = time(runs, || {
+        check(scene, &exact_opts).unwrap_or_else(|e| panic!("{e}"))
+    });
+    assert_eq!(
+        names(&exact),
+        names(&report),
+        "{name}: the pairs of --mode exact"
+    );
     let (t_build, meshes) = time(runs, || parry_meshes(scene));
     let (t_query, hits) = time(runs, || parry_pairs(&meshes));
     let frame = t_build + t_query;
     println!(
-        "| {name} | {} | {} | {t_ldi:.1} | {t_pairs:.1} | {:.2} / {:.2} | {t_build:.1} | {t_query:.1} | {frame:.1} | {:.2}× | {:.2}× | {:.2}× / {:.2}× | {} / {} |",
+        "| {name} | {} | {} | {t_ldi:.1} | {t_pairs:.1} | {:.2} / {:.2} | {t_exact:.2} | {t_build:.1} | {t_query:.1} | {frame:.1} | {:.2}× | {:.2}× | {:.2}× / {:.2}× | {:.2}× | {} / {} |",
         scene.objects.len(),
         scene.triangle_count(),
         coarser[0],
@@ -124,6 +143,7 @@ fn row(name: &str, scene: &Scene, runs: usize) {
         frame / t_pairs,
         frame / coarser[0],
         frame / coarser[1],
+        frame / t_exact,
         report.pairs.len(),
         hits.len(),
     );
@@ -142,8 +162,8 @@ fn main() {
         ldiclash::VERSION
     );
     println!();
-    println!("| scene | objects | triangles | ldiclash check (auto) | ldiclash pairs only (--no-self) | pairs only at 128 / 64 pixels | parry build | parry query | parry per deforming frame | parry frame / ldiclash auto | parry frame / ldiclash pairs only | parry frame / pairs only at 128 / 64 | colliding pairs ldiclash / parry |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| scene | objects | triangles | ldiclash check (auto) | ldiclash pairs only (--no-self) | pairs only at 128 / 64 pixels | ldiclash --mode exact | parry build | parry query | parry per deforming frame | parry frame / ldiclash auto | parry frame / ldiclash pairs only | parry frame / pairs only at 128 / 64 | parry frame / --mode exact | colliding pairs ldiclash / parry |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let mut dirs: Vec<_> = std::fs::read_dir(&data)
         .map(|d| {
