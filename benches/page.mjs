@@ -11,6 +11,9 @@
 //     after one part moved (a rigid move of 1% of its size), until check() resolves and until
 //     the frame after it is drawn (the moved part with its clashes on screen), and the same
 //     for eight more moves once the page has settled (a planner moving a part);
+//   - the widget in its exact mode (mode="exact": triangle–triangle tests and nesting, no LDI,
+//     a yes or no per pair as three-mesh-bvh's) on the CPU worker, one thread and its threads:
+//     load, first check and the re-check after the same move;
 //   - three-mesh-bvh (the npm package, in a page of the same browser): a `MeshBVH` per distinct
 //     mesh (build), then `intersectsGeometry` (BVH against BVH) for every pair whose world
 //     boxes overlap (query); after the same move, the query again for the moved part's pairs
@@ -182,9 +185,9 @@ function nativeRecheck(file) {
   return { load: pick("load"), check: pick("check"), recheck: pick("recheck"), pairs: out[0].pairs, pairsAfter: out[0].pairs_after, moved: out[0].moved };
 }
 
-/** The widget in the page: load, first check, re-check after a move, on `backend`; `base`:
- * the scene's folder under the server's root (`/data/bunny_pair/`). */
-async function pageRun(browser, url, base, backend) {
+/** The widget in the page: load, first check, re-check after a move, on `backend` in `mode`;
+ * `base`: the scene's folder under the server's root (`/data/bunny_pair/`). */
+async function pageRun(browser, url, base, backend, mode = "auto") {
   const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
   const problems = [];
   page.on("pageerror", (err) => problems.push(err.message));
@@ -199,9 +202,10 @@ async function pageRun(browser, url, base, backend) {
   for (let r = 0; r < RUNS; r++) {
     runs.push(
       await page.evaluate(
-        async ({ base, backend }) => {
+        async ({ base, backend, mode }) => {
           const v = document.querySelector("ldi-clash-viewer");
           v.setAttribute("backend", backend);
+          v.setAttribute("mode", mode);
           await v.clear();
           const { fetchAll } = await import("/ldi-clash-viewer.js");
           const files = await fetchAll([`${base}scene.json`]);
@@ -279,6 +283,7 @@ async function pageRun(browser, url, base, backend) {
             firstResults: shownIn(t1, t2),
             recheckResults: shownIn(t3, t4),
             backend: first.backend,
+            mode: first.mode,
             threads: first.threads ?? null,
             pairs: first.pairs.length,
             pairsAfter: again.pairs.length,
@@ -287,12 +292,13 @@ async function pageRun(browser, url, base, backend) {
             phasesAgain,
           };
         },
-        { base, backend },
+        { base, backend, mode },
       ),
     );
   }
   await page.close();
   if (problems.length) throw new Error(`${base} on ${backend}: ${problems.join("; ")}`);
+  if (runs[0].mode !== mode) throw new Error(`${base}: checked in mode ${runs[0].mode}, not ${mode}`);
   const pick = (k) => median(runs.map((x) => x[k]));
   // Per phase, the median over runs of each key.
   const phases = (k) => Object.fromEntries(Object.keys(runs[0][k] ?? {}).map((p) => [p, median(runs.map((x) => x[k]?.[p] ?? 0))]));
@@ -308,6 +314,7 @@ async function pageRun(browser, url, base, backend) {
     firstResults: runs.some((x) => x.firstResults === null) ? null : pick("firstResults"),
     recheckResults: runs.some((x) => x.recheckResults === null) ? null : pick("recheckResults"),
     backend: runs[0].backend,
+    mode: runs[0].mode,
     threads: runs[0].threads,
     pairs: runs[0].pairs,
     pairsAfter: runs[0].pairsAfter,
@@ -412,6 +419,7 @@ async function main() {
   const workerRows = [];
   const drawnRows = [];
   const loadRows = [];
+  const exactRows = [];
   let version = "";
   let threads = 0;
   const jobs = SCENES.map((scene) => ({ name: scene, base: `/data/${scene}/`, file: path.join(ROOT, "tests", "data", scene, "scene.json"), gpu: true }));
@@ -429,6 +437,16 @@ async function main() {
       const three = await threeRun(browser, server.url, job.base, cpu.moved);
       version = three.version;
       const threeFirst = three.build + three.query;
+      {
+        // three-mesh-bvh's question (which pairs touch) in the widget: its exact mode
+        // (triangle–triangle tests and nesting, no LDI) on the CPU worker.
+        const e1 = await pageRun(b, server.url, job.base, "cpu", "exact");
+        const e2 = await pageRun(b, isolated.url, job.base, "cpu", "exact");
+        if (e1.pairs !== three.hits || e2.pairs !== three.hits) console.error(`note - ${job.name}: exact mode found ${e1.pairs} / ${e2.pairs} pairs, three-mesh-bvh ${three.hits}`);
+        exactRows.push(
+          `| ${job.name} | ${ms(e1.load)} / ${ms(e1.first)} / ${ms(e1.recheck)} | ${ms(e2.load)} / ${ms(e2.first)} / ${ms(e2.recheck)} | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(e1.first / threeFirst).toFixed(2)}× / ${(e2.first / threeFirst).toFixed(2)}× | ${(e2.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${e1.pairs} / ${e2.pairs} / ${three.hits} |`,
+        );
+      }
       const gpuCell = gpu ? `${ms(gpu.load)} / ${ms(gpu.first)} / ${ms(gpu.recheck)} (${gpu.backend})` : "not run";
       const shown = (x) => (x === null ? "–" : ms(x));
       const ratio = (x) => (x === null ? "–" : `${(x / n.check).toFixed(1)}×`);
@@ -516,6 +534,12 @@ async function main() {
   console.log("| scene | native: load / check / re-check | worker: load / check / re-check | worker / native | page: load / first check / re-check | page / native | pairs native first / after · page |");
   console.log("|---|---|---|---|---|---|---|");
   for (const r of workerRows) console.log(r);
+  console.log("");
+  console.log(`Asked three-mesh-bvh's question (which pairs touch): the widget in its exact mode (mode="exact": triangle–triangle tests and nesting, no LDI; the red edges drawn as in any check) on the CPU worker, one thread and ${threads} threads (isolated): load(), first check() and the re-check after the same move, beside three-mesh-bvh's build + query and re-query; medians, ms:`);
+  console.log("");
+  console.log(`| scene | page exact, 1 thread: load / first / re-check | page exact, ${threads} threads: load / first / re-check | three-mesh-bvh: build + query / re-query | page exact first / three build + query: 1 thread / ${threads} threads | page exact ${threads} threads re-check / three re-query | pairs page exact 1 thread / ${threads} threads / three |`);
+  console.log("|---|---|---|---|---|---|---|");
+  for (const r of exactRows) console.log(r);
   console.log("");
   console.log("A fresh widget's first check (no scene at start, CPU worker on one thread; load and check one second after it is ready; fresh pages, medians, ms):");
   console.log("");
