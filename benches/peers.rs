@@ -77,17 +77,18 @@ fn parry_pairs(meshes: &[TriMesh]) -> Vec<(usize, usize)> {
 }
 
 fn row(name: &str, scene: &Scene, runs: usize) {
-    let opts = CheckOptions::default();
-    let (t_ldi, report) = time(runs, || {
-        check(scene, &opts).unwrap_or_else(|e| panic!("{e}"))
-    });
+    // A check with `opts`, timed: the median and the last report.
+    let timed = |opts: &CheckOptions| {
+        time(runs, || {
+            check(scene, opts).unwrap_or_else(|e| panic!("{e}"))
+        })
+    };
+    let (t_ldi, report) = timed(&CheckOptions::default());
     let pairs_only = CheckOptions {
         self_check: false,
         ..CheckOptions::default()
     };
-    let (t_pairs, _) = time(runs, || {
-        check(scene, &pairs_only).unwrap_or_else(|e| panic!("{e}"))
-    });
+    let (t_pairs, _) = timed(&pairs_only);
     let classes = |r: &ldiclash::report::Report| -> Vec<String> {
         let mut v: Vec<String> = r
             .pairs
@@ -98,12 +99,9 @@ fn row(name: &str, scene: &Scene, runs: usize) {
         v
     };
     let coarser = [128u32, 64].map(|resolution| {
-        let opts = CheckOptions {
+        let (t, r) = timed(&CheckOptions {
             resolution,
             ..pairs_only.clone()
-        };
-        let (t, r) = time(runs, || {
-            check(scene, &opts).unwrap_or_else(|e| panic!("{e}"))
         });
         assert_eq!(
             classes(&r),
@@ -118,12 +116,9 @@ fn row(name: &str, scene: &Scene, runs: usize) {
         v.sort();
         v
     };
-    let exact_opts = CheckOptions {
+    let (t_exact, exact) = timed(&CheckOptions {
         mode: Mode::Exact,
         ..CheckOptions::default()
-    };
-    let (t_exact, exact) = time(runs, || {
-        check(scene, &exact_opts).unwrap_or_else(|e| panic!("{e}"))
     });
     assert_eq!(
         names(&exact),
