@@ -72,7 +72,9 @@ run() {
 on_exit() {
   local rc=$?
   rm -rf "$XDG_RUNTIME_DIR"
-  if [[ $rc -ne 0 && -n $CURRENT ]]; then
+  if [[ ($rc -eq 130 || $rc -eq 143) && -n $CURRENT ]]; then
+    TOOK[$CURRENT]="stopped after $((SECONDS - CURRENT_START))s"
+  elif [[ $rc -ne 0 && -n $CURRENT ]]; then
     TOOK[$CURRENT]="FAILED after $((SECONDS - CURRENT_START))s"
   fi
   printf '\n==> summary\n'
@@ -81,13 +83,20 @@ on_exit() {
     printf '  %-14s %s\n' "$s" "${TOOK[$s]:-not run}"
   done
   printf '  %-14s %ss\n' total "$((SECONDS - START))"
-  if [[ $rc -ne 0 ]]; then
+  if [[ $rc -eq 130 || $rc -eq 143 ]]; then
+    printf '\ntest.sh: STOPPED in section [%s] by a signal (exit %s): not every section ran\n' "${CURRENT:-setup}" "$rc"
+  elif [[ $rc -ne 0 ]]; then
     printf '\ntest.sh: FAILED in section [%s] (exit %s)\n' "${CURRENT:-setup}" "$rc"
   else
     printf '\ntest.sh: all sections passed\n'
   fi
 }
 trap on_exit EXIT
+# Stopped from outside (Ctrl-C, a CI timeout, kill): say so and exit non-zero. (Without these
+# a TERM left the EXIT trap with status 0, and the summary said "all sections passed" above a
+# column of sections that never ran.)
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # --- checks --------------------------------------------------------------------------------
 
