@@ -11,9 +11,9 @@
 //     after one part moved (a rigid move of 1% of its size), until check() resolves and until
 //     the frame after it is drawn (the moved part with its clashes on screen), and the same
 //     for eight more moves once the page has settled (a planner moving a part);
-//   - the widget in its exact mode (mode="exact": triangle–triangle tests and nesting, no LDI,
-//     a yes or no per pair as three-mesh-bvh's) on the CPU worker, one thread and its threads:
-//     load, first check and the re-check after the same move;
+//   - on the shared scenes, the widget in its exact mode (mode="exact": triangle–triangle tests
+//     and nesting, no LDI, a yes or no per pair as three-mesh-bvh's) on the CPU worker, one
+//     thread and its threads: load, first check and the re-check after the same move;
 //   - three-mesh-bvh (the npm package, in a page of the same browser): a `MeshBVH` per distinct
 //     mesh (build), then `intersectsGeometry` (BVH against BVH) for every pair whose world
 //     boxes overlap (query); after the same move, the query again for the moved part's pairs
@@ -437,9 +437,9 @@ async function main() {
       const three = await threeRun(browser, server.url, job.base, cpu.moved);
       version = three.version;
       const threeFirst = three.build + three.query;
-      {
+      if (job.gpu) {
         // three-mesh-bvh's question (which pairs touch) in the widget: its exact mode
-        // (triangle–triangle tests and nesting, no LDI) on the CPU worker.
+        // (triangle–triangle tests and nesting, no LDI) on the CPU worker; the shared scenes.
         const e1 = await pageRun(b, server.url, job.base, "cpu", "exact");
         const e2 = await pageRun(b, isolated.url, job.base, "cpu", "exact");
         if (e1.pairs !== three.hits || e2.pairs !== three.hits) console.error(`note - ${job.name}: exact mode found ${e1.pairs} / ${e2.pairs} pairs, three-mesh-bvh ${three.hits}`);
