@@ -34,6 +34,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "common/pair_set.rs"]
+mod pair_set;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -50,6 +53,7 @@ use ldiclash::report::Report;
 use ldiclash::scene::hall::{robot_cell, Hall, HallDesc};
 use ldiclash::scene::{Object, Scene, SceneFile};
 use ldiclash::viewer::segments_for;
+use pair_set::pair_set;
 use parry3d::math::{Pose, Vector};
 use parry3d::query::intersection_test;
 use parry3d::shape::TriMesh;
@@ -139,21 +143,6 @@ fn peer_parry(scene_json: &Path) {
     for (i, j) in hits {
         println!("{}\t{}", scene.objects[i].name, scene.objects[j].name);
     }
-}
-
-/// Colliding pairs (sorted names) of the classes the issue compares.
-fn pair_set(r: &Report) -> BTreeSet<(String, String, &'static str)> {
-    r.pairs
-        .iter()
-        .map(|p| {
-            let (a, b) = if p.a < p.b {
-                (p.a.clone(), p.b.clone())
-            } else {
-                (p.b.clone(), p.a.clone())
-            };
-            (a, b, p.kind.name())
-        })
-        .collect()
 }
 
 fn ensure_hall(desc: HallDesc, cell: &str, dir: &Path) -> PathBuf {

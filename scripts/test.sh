@@ -71,8 +71,10 @@ run() {
 
 on_exit() {
   local rc=$?
+  local stopped=0 # ended by INT or TERM (the traps below)
+  [[ $rc -eq 130 || $rc -eq 143 ]] && stopped=1
   rm -rf "$XDG_RUNTIME_DIR"
-  if [[ ($rc -eq 130 || $rc -eq 143) && -n $CURRENT ]]; then
+  if [[ $stopped -eq 1 && -n $CURRENT ]]; then
     TOOK[$CURRENT]="stopped after $((SECONDS - CURRENT_START))s"
   elif [[ $rc -ne 0 && -n $CURRENT ]]; then
     TOOK[$CURRENT]="FAILED after $((SECONDS - CURRENT_START))s"
@@ -83,7 +85,7 @@ on_exit() {
     printf '  %-14s %s\n' "$s" "${TOOK[$s]:-not run}"
   done
   printf '  %-14s %ss\n' total "$((SECONDS - START))"
-  if [[ $rc -eq 130 || $rc -eq 143 ]]; then
+  if [[ $stopped -eq 1 ]]; then
     printf '\ntest.sh: STOPPED in section [%s] by a signal (exit %s): not every section ran\n' "${CURRENT:-setup}" "$rc"
   elif [[ $rc -ne 0 ]]; then
     printf '\ntest.sh: FAILED in section [%s] (exit %s)\n' "${CURRENT:-setup}" "$rc"
