@@ -95,12 +95,22 @@ fn unit_settings(scene: &str, default: &str) -> Result<UnitSettings, JsError> {
     })
 }
 
+/// Milliseconds a check runs before its progress is forwarded: the page shows a check's
+/// progress only from then on (the widget's own "Checking…" comes at 150 ms too, in
+/// `_doCheck`), and in a worker every forwarded call is a message whose handling on the
+/// page's thread — the status line, the bar, a frame drawn — takes the cores a quick check
+/// runs on (issue 15; README "The page's speed").
+const QUIET_MS: f64 = 150.0;
+
 /// Forwards a check's progress `(done, total, phase)` to a JavaScript function, at most every
-/// 50 ms within a phase (a new phase and a phase's end always go through).
+/// 50 ms within a phase (a new phase and a phase's end always go through), and with
+/// [`JsProgress::quiet`] nothing in its first [`QUIET_MS`].
 struct JsProgress {
     f: Option<js_sys::Function>,
     last: f64,
     phase: String,
+    /// Calls before this clock reading are dropped.
+    from: f64,
 }
 
 impl JsProgress {
@@ -109,12 +119,25 @@ impl JsProgress {
             f,
             last: f64::NEG_INFINITY,
             phase: String::new(),
+            from: f64::NEG_INFINITY,
+        }
+    }
+
+    /// As [`Self::new`], silent for the first [`QUIET_MS`] from now: a check that ends sooner
+    /// sends no progress at all.
+    fn quiet(f: Option<js_sys::Function>) -> Self {
+        Self {
+            from: crate::clock::now_ms() + QUIET_MS,
+            ..Self::new(f)
         }
     }
 
     fn report(&mut self, done: usize, total: usize, what: &str) {
         let Some(f) = &self.f else { return };
         let now = crate::clock::now_ms();
+        if now < self.from {
+            return;
+        }
         if now - self.last >= 50.0 || done == total || what != self.phase {
             self.last = now;
             if what != self.phase {
@@ -270,13 +293,14 @@ impl CheckWorker {
     /// [`Self::self_segments`]: [`Self::check_report`] and [`Self::segments`] in one call.
     /// `progress(done, total, phase)` is called as the check goes: `phase` is `pairs` (an LDI
     /// and its analyses per overlapping pair), `self` (per closed object) or `segments` (the
-    /// exact intersection segments drawn), at most every 50 ms within a phase.
+    /// exact intersection segments drawn), at most every 50 ms within a phase, and not in a
+    /// check's first 150 ms (a check that ends sooner reports no progress).
     pub fn check(
         &mut self,
         settings: &str,
         progress: Option<js_sys::Function>,
     ) -> Result<String, JsError> {
-        let mut p = JsProgress::new(progress);
+        let mut p = JsProgress::quiet(progress);
         self.run_check(settings, &mut p)?;
         self.run_segments(&mut p);
         to_json(&self.last)
@@ -284,20 +308,22 @@ impl CheckWorker {
 
     /// The check of [`Self::check`] without the intersection segments: the report JSON, with
     /// the results a page can show at once; [`Self::segments`] then computes the segments
-    /// (issue 15: the results list does not wait for the red edges).
+    /// (issue 15: the results list does not wait for the red edges). `progress` as in
+    /// [`Self::check`]: nothing in the first 150 ms.
     pub fn check_report(
         &mut self,
         settings: &str,
         progress: Option<js_sys::Function>,
     ) -> Result<String, JsError> {
-        self.run_check(settings, &mut JsProgress::new(progress))?;
+        self.run_check(settings, &mut JsProgress::quiet(progress))?;
         to_json(&self.last)
     }
 
     /// The exact intersection segments of the last [`Self::check_report`]'s pairs and
     /// self-collisions (then in [`Self::pair_segments`] and [`Self::self_segments`]);
     /// returns the milliseconds they took (the report's `timings_ms.segments`). `progress`
-    /// as in [`Self::check`], phase `segments`.
+    /// as in [`Self::check`], phase `segments`, from the start (the results are listed by
+    /// then, and the page says what it is still drawing).
     pub fn segments(&mut self, progress: Option<js_sys::Function>) -> f64 {
         self.run_segments(&mut JsProgress::new(progress))
     }

@@ -8,7 +8,9 @@
 //   {id, op: "check", names, matrices, settings, sent, early}  (sent: performance.timeOrigin
 //                                               + now())
 //                                            -> {id, progress: {done, total, what}} (several;
-//                                               what: pairs | self | segments)
+//                                               what: pairs | self | segments; none in the
+//                                               check's first 150 ms, the segments' from
+//                                               their start: CheckWorker::check_report)
 //                                            -> with `early`: {id, early: true, report,
 //                                               phases: {sent, received, posted, place, check}}
 //                                               as soon as the report is ready, before the
