@@ -237,6 +237,9 @@ pub struct CheckWorker {
     /// The report of the last [`CheckWorker::check_report`], whose segments
     /// [`CheckWorker::segments`] computes.
     last: Option<crate::report::Report>,
+    /// When the last check's progress may start ([`JsProgress::quiet`]): its segments'
+    /// progress waits for it too.
+    progress_from: f64,
 }
 
 #[wasm_bindgen]
@@ -301,6 +304,7 @@ impl CheckWorker {
         progress: Option<js_sys::Function>,
     ) -> Result<String, JsError> {
         let mut p = JsProgress::quiet(progress);
+        self.progress_from = p.from;
         self.run_check(settings, &mut p)?;
         self.run_segments(&mut p);
         to_json(&self.last)
@@ -315,17 +319,21 @@ impl CheckWorker {
         settings: &str,
         progress: Option<js_sys::Function>,
     ) -> Result<String, JsError> {
-        self.run_check(settings, &mut JsProgress::quiet(progress))?;
+        let mut p = JsProgress::quiet(progress);
+        self.progress_from = p.from;
+        self.run_check(settings, &mut p)?;
         to_json(&self.last)
     }
 
     /// The exact intersection segments of the last [`Self::check_report`]'s pairs and
     /// self-collisions (then in [`Self::pair_segments`] and [`Self::self_segments`]);
     /// returns the milliseconds they took (the report's `timings_ms.segments`). `progress`
-    /// as in [`Self::check`], phase `segments`, from the start (the results are listed by
-    /// then, and the page says what it is still drawing).
+    /// as in [`Self::check`], phase `segments`: none before 150 ms into the check (the page
+    /// shows the results and the red edges of a quicker check in one redraw).
     pub fn segments(&mut self, progress: Option<js_sys::Function>) -> f64 {
-        self.run_segments(&mut JsProgress::new(progress))
+        let mut p = JsProgress::new(progress);
+        p.from = self.progress_from;
+        self.run_segments(&mut p)
     }
 
     fn run_check(&mut self, settings: &str, p: &mut JsProgress) -> Result<(), JsError> {

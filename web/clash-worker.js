@@ -9,8 +9,7 @@
 //                                               + now())
 //                                            -> {id, progress: {done, total, what}} (several;
 //                                               what: pairs | self | segments; none in the
-//                                               check's first 150 ms, the segments' from
-//                                               their start: CheckWorker::check_report)
+//                                               check's first 150 ms: CheckWorker::check_report)
 //                                            -> with `early`: {id, early: true, report,
 //                                               phases: {sent, received, posted, place, check}}
 //                                               as soon as the report is ready, before the

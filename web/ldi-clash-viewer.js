@@ -62,7 +62,8 @@
 //             all bubble and are composed (a page's `error` listener on window sees the
 //             widget's CustomEvents too: only an ErrorEvent is an uncaught exception).
 // Test hooks: _testHooks (loseGpuDevice, killCheckWorker, exhaustWorkerMemory(inThread),
-//             setMemoryBudget, workerRestarts), for tests/browser/viewer.mjs and threads.mjs only.
+//             setMemoryBudget, workerRestarts, earlyResultsAfter), for tests/browser/viewer.mjs
+//             and threads.mjs only.
 //
 // The work happens in Rust (wasm): drawing with wgpu on WebGPU or WebGL2, picking, camera,
 // checks on WebGPU or, on the CPU, in a Web Worker (clash-worker.js next to this file; on
@@ -76,6 +77,9 @@ const UNIT_CHOICES = [["none", "as in the files"], ["um", "µm"], ["mm", "mm"], 
 const GiB = 1024 ** 3;
 /** wasm32 memory ends at 4 GiB; a load is planned to stay under this much of it. */
 const WASM_BUDGET = 3.5 * GiB;
+/** How long the CPU worker's results wait for its red edges (ms): edges that come sooner are
+ * shown with the results in one redraw; later ones after the results (README "The viewer"). */
+const EARLY_MS = 8;
 /** Bytes one placed triangle costs a wasm instance beyond its world geometry while it is
  * checked (coarse maps, LDIs, answers), measured on the 3.1 M-triangle hall in Chromium
  * (tests/browser/hall.mjs prints the measurement it comes from). */
@@ -405,9 +409,10 @@ class CheckClient {
   }
 
   /** A check: `{report, pairs, selves, phases?, bytes?}`. `onEarly({report})`, when given, is
-   * called with the report as soon as it is ready, before the intersection segments are
-   * computed; the answer's `report` is then null (the early one, its segments' milliseconds
-   * in `phases.segments`). */
+   * called with the report before the intersection segments, when the worker finds that they
+   * take longer than its `EARLY_MS` (or `this.earlyAfter` ms, for the tests; the page's own
+   * thread: at once); the answer's `report` is then null (the early one, its segments'
+   * milliseconds in `phases.segments`). Quicker segments come with the report in one answer. */
   async check(names, matrices, settings, onEarly = null) {
     if (!this.worker) {
       if (!this.inline) {
@@ -937,6 +942,11 @@ export class LdiClashViewer extends HTMLElement {
       // plan that cuts it takes the way back (`dropLastLoad`).
       forceEarlyLoad: (on) => {
         this._forceEarly = !!on;
+      },
+      // How long the CPU worker's early results wait for its red edges (ms; 0: shown at
+      // once; null: EARLY_MS), so that a quick check takes either way.
+      earlyResultsAfter: (ms) => {
+        this._earlyAfter = ms ?? null;
       },
       // The memory a load is planned to fit into (bytes; null: WASM_BUDGET), so that a small
       // scene takes the over-the-limit path.
@@ -2327,6 +2337,8 @@ export class LdiClashViewer extends HTMLElement {
       // The results shown before the segments came (`_showEarly`), or null.
       let shown = null;
       let reused = false;
+      // The CPU worker answered (its results are listed before the edges, or with them).
+      let viaWorker = false;
       if (this._raw && state && LdiClashViewer._sameState(this._raw.state, state)) {
         // Nothing it depends on changed since the last check: its answer again (the review
         // still runs: a clash found again becomes active, as in any re-check).
@@ -2354,28 +2366,47 @@ export class LdiClashViewer extends HTMLElement {
         raw = { report: this.viewer.check_cpu(settings), pairs: null, selves: null };
         lap("page_check");
       } else {
+        viaWorker = true;
         // The placements were read for `state` a moment ago (no await since).
         const [names, matrices] = state ? [state.names, state.matrices] : this.viewer.transforms();
         lap("page_transforms");
         // The results as soon as the worker has the report; the red edges when the
         // intersection segments follow (issue 15: on a hall they take a third of the check).
+        // Segments that follow within EARLY_MS are shown with the results in one redraw
+        // (a redraw between the two kept the page's thread, and with it the answer, busy).
         let earlyFailed = null;
-        const r = await this.checker.check(names, matrices, settings, (e) => {
-          if (gen !== this._sceneGen) return;
+        let early = null;
+        let earlyTimer = null;
+        const showEarly = () => {
+          earlyTimer = null;
+          if (gen !== this._sceneGen || shown) return;
           try {
             tp = performance.now();
-            shown = this._showEarly(e.report, lap, t0);
+            shown = this._showEarly(early.report, lap, t0);
             page.page_results = shown.ms;
+          } catch (err) {
+            earlyFailed = err;
+          }
+        };
+        let r;
+        try {
+          r = await this.checker.check(names, matrices, settings, (e) => {
+            if (gen !== this._sceneGen) return;
+            early = e;
             if (e.phases && e.arrived) {
               Object.assign(page, {
                 to_worker: Math.max(0, e.phases.received - e.phases.sent),
                 to_page_early: Math.max(0, e.arrived - e.phases.posted),
               });
             }
-          } catch (err) {
-            earlyFailed = err;
-          }
-        });
+            const wait = this._earlyAfter ?? EARLY_MS;
+            if (wait > 0) earlyTimer = setTimeout(showEarly, wait);
+            else showEarly();
+          });
+        } finally {
+          // (The answer came first, or the check failed: the results are not shown alone.)
+          if (earlyTimer !== null) clearTimeout(earlyTimer);
+        }
         if (gen !== this._sceneGen) return null;
         if (earlyFailed) throw earlyFailed;
         workerBytes = r.bytes ?? 0;
@@ -2394,7 +2425,7 @@ export class LdiClashViewer extends HTMLElement {
           this._answerMs = (ph.place ?? 0) + (ph.check ?? 0);
         }
         tp = performance.now();
-        raw = { report: r.report ?? shown?.raw ?? null, pairs: r.pairs, selves: r.selves, segmentsMs: r.phases?.segments };
+        raw = { report: r.report ?? shown?.raw ?? early?.report ?? null, pairs: r.pairs, selves: r.selves, segmentsMs: r.phases?.segments };
         if (raw.report === null) throw new Error("the check worker sent no report");
       }
       this._raw = state && raw.pairs ? { ...raw, state } : null;
@@ -2424,6 +2455,11 @@ export class LdiClashViewer extends HTMLElement {
       lap("page_results_list");
       this._redraw();
       lap("page_draw");
+      if (viaWorker && !shown) {
+        // The worker's red edges followed its results within EARLY_MS: listed now, together.
+        page.page_results = performance.now() - t0;
+        this._emit("phase", { phase: "check", state: "results", ms: page.page_results, pairs: report.pairs.length, self: report.self.length });
+      }
       page.round_trip = performance.now() - t0;
       const segments = raw.segmentsMs === undefined || report.timings_ms?.segments !== undefined ? {} : { segments: raw.segmentsMs };
       report.timings_ms = { ...(report.timings_ms ?? {}), ...segments, ...page, ...(this._loadTimings ?? {}) };
