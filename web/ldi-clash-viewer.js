@@ -197,7 +197,8 @@ function readIfc(name, bytes) {
  * The calls it had pending fail with the reason; `onRestart(why)` is told.
  * `threads`: the worker's check threads once it has said (`threadsWhy`: why only one);
  * `onThreads()` is told. `warm` resolves once the worker has warmed up (clash-worker.js:
- * checks of a small built-in scene while idle), `warmed` then says `{rounds, ms}`.
+ * checks of a small built-in scene while idle), `warmed` then says `{rounds, ms, first}`
+ * (`first`: the first round's ms).
  */
 class CheckClient {
   constructor(wasm, { onProgress, onRestart, onThreads } = {}) {
