@@ -135,10 +135,10 @@ self.postMessage({ started: true });
  * the warm-up, a fresh widget's first check of a shared scene took 2–4 times as long
  * (README "The page's speed"). */
 const WARM_ROUNDS = 12;
-/** Milliseconds of rounds after the first at most (a slow machine stops early). The first
- * round is not counted: it compiles what it runs (400–480 ms on the 2-core development
- * machine, against 33–100 ms for each later round), which a first check would do anyway, and
- * counted it left room for 2–4 rounds of the 12. */
+/** Milliseconds of rounds at most (a slow machine stops early). The first round counts too,
+ * though it compiles what it runs (367–494 ms on the 2-core development machine, which left
+ * room for 2–4 rounds of the 12): not counting it, 8–12 rounds ran, no first check got faster
+ * and a load that came during them waited (README "The page's speed"). */
 const WARM_MS = 600;
 /** A round starts only after this long without a message, none of them still being handled. */
 const IDLE_MS = 50;
@@ -150,11 +150,10 @@ async function warmUp() {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   let rounds = 0;
   let ms = 0;
-  // Milliseconds of the first round, and of the rounds after it (WARM_MS).
+  // Milliseconds of the first round (what compiling the rounds' code costs).
   let first = 0;
-  let later = 0;
   // (A build without the STL importer has no warm-up scene.)
-  while (wasm.warm_up_round && rounds < WARM_ROUNDS && later < WARM_MS) {
+  while (wasm.warm_up_round && rounds < WARM_ROUNDS && ms < WARM_MS) {
     const idle = performance.now() - lastMessage;
     if (busy > 0 || idle < IDLE_MS) {
       await sleep(IDLE_MS - Math.max(0, Math.min(idle, IDLE_MS)) + 1);
@@ -169,8 +168,7 @@ async function warmUp() {
     }
     const spent = performance.now() - t;
     ms += spent;
-    if (rounds > 0) later += spent;
-    else first = spent;
+    if (rounds === 0) first = spent;
     rounds++;
     // A task of its own per round: messages that came meanwhile are handled first.
     await sleep(0);
