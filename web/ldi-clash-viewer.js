@@ -410,10 +410,9 @@ class CheckClient {
   }
 
   /** A check: `{report, pairs, selves, phases?, bytes?}`. `onEarly({report})`, when given, is
-   * called with the report before the intersection segments, when the worker finds that they
-   * take longer than its `EARLY_MS` (or `this.earlyAfter` ms, for the tests; the page's own
-   * thread: at once); the answer's `report` is then null (the early one, its segments'
-   * milliseconds in `phases.segments`). Quicker segments come with the report in one answer. */
+   * called with the report as soon as it is ready, before the intersection segments are
+   * computed; the answer's `report` is then null (the early one, its segments' milliseconds
+   * in `phases.segments`). */
   async check(names, matrices, settings, onEarly = null) {
     if (!this.worker) {
       if (!this.inline) {
