@@ -104,7 +104,7 @@ const QUIET_MS: f64 = 150.0;
 
 /// Forwards a check's progress `(done, total, phase)` to a JavaScript function, at most every
 /// 50 ms within a phase (a new phase and a phase's end always go through), and with
-/// [`JsProgress::quiet`] nothing in its first [`QUIET_MS`].
+/// [`JsProgress::from`] nothing before a given instant.
 struct JsProgress {
     f: Option<js_sys::Function>,
     last: f64,
@@ -123,11 +123,10 @@ impl JsProgress {
         }
     }
 
-    /// As [`Self::new`], silent for the first [`QUIET_MS`] from now: a check that ends sooner
-    /// sends no progress at all.
-    fn quiet(f: Option<js_sys::Function>) -> Self {
+    /// As [`Self::new`], silent before the clock reads `from`.
+    fn from(f: Option<js_sys::Function>, from: f64) -> Self {
         Self {
-            from: crate::clock::now_ms() + QUIET_MS,
+            from,
             ..Self::new(f)
         }
     }
@@ -237,8 +236,8 @@ pub struct CheckWorker {
     /// The report of the last [`CheckWorker::check_report`], whose segments
     /// [`CheckWorker::segments`] computes.
     last: Option<crate::report::Report>,
-    /// When the last check's progress may start ([`JsProgress::quiet`]): its segments'
-    /// progress waits for it too.
+    /// When the last check's progress may start ([`QUIET_MS`] after it began): its
+    /// segments' progress waits for it too.
     progress_from: f64,
 }
 
@@ -303,8 +302,7 @@ impl CheckWorker {
         settings: &str,
         progress: Option<js_sys::Function>,
     ) -> Result<String, JsError> {
-        let mut p = JsProgress::quiet(progress);
-        self.progress_from = p.from;
+        let mut p = self.check_progress(progress);
         self.run_check(settings, &mut p)?;
         self.run_segments(&mut p);
         to_json(&self.last)
@@ -319,8 +317,7 @@ impl CheckWorker {
         settings: &str,
         progress: Option<js_sys::Function>,
     ) -> Result<String, JsError> {
-        let mut p = JsProgress::quiet(progress);
-        self.progress_from = p.from;
+        let mut p = self.check_progress(progress);
         self.run_check(settings, &mut p)?;
         to_json(&self.last)
     }
@@ -331,9 +328,14 @@ impl CheckWorker {
     /// as in [`Self::check`], phase `segments`: none before 150 ms into the check (the page
     /// shows the results and the red edges of a quicker check in one redraw).
     pub fn segments(&mut self, progress: Option<js_sys::Function>) -> f64 {
-        let mut p = JsProgress::new(progress);
-        p.from = self.progress_from;
-        self.run_segments(&mut p)
+        self.run_segments(&mut JsProgress::from(progress, self.progress_from))
+    }
+
+    /// A new check's progress: silent for its first [`QUIET_MS`] (a check that ends sooner
+    /// sends none), and its segments' after it.
+    fn check_progress(&mut self, f: Option<js_sys::Function>) -> JsProgress {
+        self.progress_from = crate::clock::now_ms() + QUIET_MS;
+        JsProgress::from(f, self.progress_from)
     }
 
     fn run_check(&mut self, settings: &str, p: &mut JsProgress) -> Result<(), JsError> {

@@ -2457,8 +2457,7 @@ export class LdiClashViewer extends HTMLElement {
       lap("page_draw");
       if (viaWorker && !shown) {
         // The worker's red edges followed its results within EARLY_MS: listed now, together.
-        page.page_results = performance.now() - t0;
-        this._emit("phase", { phase: "check", state: "results", ms: page.page_results, pairs: report.pairs.length, self: report.self.length });
+        page.page_results = this._listed(report, t0);
       }
       page.round_trip = performance.now() - t0;
       const segments = raw.segmentsMs === undefined || report.timings_ms?.segments !== undefined ? {} : { segments: raw.segmentsMs };
@@ -2501,9 +2500,15 @@ export class LdiClashViewer extends HTMLElement {
     lap("page_results_list");
     this._redraw();
     lap("page_draw");
+    return { raw, reviewed, report, ms: this._listed(report, t0) };
+  }
+
+  /** A CPU worker's check (begun at `t0`) has its results listed: the `results` phase event;
+   * the milliseconds since `t0`. */
+  _listed(report, t0) {
     const ms = performance.now() - t0;
     this._emit("phase", { phase: "check", state: "results", ms, pairs: report.pairs.length, self: report.self.length });
-    return { raw, reviewed, report, ms };
+    return ms;
   }
 
   /** Who runs checks now, in words (`long`: with why the worker has only one thread). */
