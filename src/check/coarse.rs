@@ -34,7 +34,7 @@ use glam::DVec3;
 use super::options::CheckError;
 use crate::ldi::snap::{floor, max2, max3, min2, min3};
 use crate::ldi::{Axis, LdiView};
-use crate::raster::{rasterize, RasterObject};
+use crate::raster::{rasterize, RasterObject, BOX_RUN};
 use crate::scene::Object;
 
 /// Lattice cells along an object's longest edge (rounded up to a power-of-two cell size).
@@ -134,6 +134,7 @@ pub(crate) fn f32_bound(x: f64, up: bool) -> f32 {
 
 /// A vertex in [`CoarseMap::build`]'s shell pass: its first and last columns in x and y when
 /// grown by the margin, and its depth.
+#[derive(Clone, Copy)]
 struct Corner {
     x: [i64; 2],
     y: [i64; 2],
@@ -201,25 +202,45 @@ impl CoarseMap {
             Some([cmin, cmax]) => (cmin.z - m, cmax.z + m),
             None => (f64::NEG_INFINITY, f64::INFINITY),
         };
-        // Per vertex, once (a vertex is shared by about six triangles): the columns of its
-        // x and y grown by the margin, and its depth. A triangle's grown box reaches the
-        // columns from the least of its corners' first columns to the greatest of their last
-        // (floor is monotone, so this is the columns of the box's corners), and its depths
-        // are its corners' least and greatest.
-        let corners: Vec<Corner> = w
-            .positions
-            .iter()
-            .map(|p| {
-                let p = p.as_dvec3();
-                Corner {
-                    x: [idx(p.x - m), idx(p.x + m)],
-                    y: [idx(p.y - m), idx(p.y + m)],
-                    z: p.z,
-                }
-            })
-            .collect();
+        // A triangle's grown box reaches the columns from the least of its corners' first
+        // columns to the greatest of their last (floor is monotone, so these are the columns
+        // of the box's corners), and its depths are its corners' least and greatest. A map
+        // over most of the object takes most triangles: per vertex, once (a vertex is shared
+        // by about six triangles), the columns of its x and y grown by the margin, and its
+        // depth. A map clipped to a small part of it (a pair-scale map) takes few: runs of
+        // triangles whose box misses its columns are skipped at once (`Object::run_boxes`,
+        // which the fine LDIs use too), and each other triangle's box is taken as it is met.
+        let whole_columns = (idx(f64::from(ob.max.x) + m) - idx(f64::from(ob.min.x) - m) + 1)
+            * (idx(f64::from(ob.max.y) + m) - idx(f64::from(ob.min.y) - m) + 1);
+        let sparse = clip.is_some() && 4 * i64::from(nx) * i64::from(ny) <= whole_columns;
+        let corners: Vec<Corner> = if !sparse {
+            w.positions
+                .iter()
+                .map(|p| {
+                    let p = p.as_dvec3();
+                    Corner {
+                        x: [idx(p.x - m), idx(p.x + m)],
+                        y: [idx(p.y - m), idx(p.y + m)],
+                        z: p.z,
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let reach_of = |t: &[u32; 3]| {
-            let [a, b, c] = t.map(|i| &corners[i as usize]);
+            if sparse {
+                // The box first, then its columns: the same columns (a rounded subtraction
+                // and floor are monotone, so the least corner gives the least column).
+                let [p, q, r] = t.map(|i| w.positions[i as usize]);
+                let lo = p.min(q).min(r).as_dvec3();
+                let hi = p.max(q).max(r).as_dvec3();
+                return (
+                    [idx(lo.x - m), idx(hi.x + m), idx(lo.y - m), idx(hi.y + m)],
+                    [lo.z, hi.z],
+                );
+            }
+            let [a, b, c] = t.map(|i| corners[i as usize]);
             (
                 [
                     a.x[0].min(b.x[0]).min(c.x[0]),
@@ -230,16 +251,35 @@ impl CoarseMap {
                 [min3(a.z, b.z, c.z), max3(a.z, b.z, c.z)],
             )
         };
-        // The triangles reaching the footprint's columns (all of them without a clip).
+        // The triangles reaching the footprint's columns (all of them without a clip). Depth
+        // does not filter: the solid needs every crossing of a column's centre ray.
+        let reaches =
+            |x0: i64, x1: i64, y0: i64, y1: i64| x0 <= ix1 && x1 >= ix0 && y0 <= iy1 && y1 >= iy0;
         let clipped: Vec<[u32; 3]>;
-        let triangles: &[[u32; 3]] = if clip.is_some() {
+        let triangles: &[[u32; 3]] = if sparse {
+            clipped = w
+                .triangles
+                .chunks(BOX_RUN)
+                .zip(o.run_boxes())
+                .filter(|(_, [lo, hi])| {
+                    let (lo, hi) = (lo.as_dvec3(), hi.as_dvec3());
+                    reaches(idx(lo.x - m), idx(hi.x + m), idx(lo.y - m), idx(hi.y + m))
+                })
+                .flat_map(|(run, _)| run.iter().copied())
+                .filter(|t| {
+                    let ([x0, x1, y0, y1], _) = reach_of(t);
+                    reaches(x0, x1, y0, y1)
+                })
+                .collect();
+            &clipped
+        } else if clip.is_some() {
             clipped = w
                 .triangles
                 .iter()
                 .copied()
                 .filter(|t| {
                     let ([x0, x1, y0, y1], _) = reach_of(t);
-                    x0 <= ix1 && x1 >= ix0 && y0 <= iy1 && y1 >= iy0
+                    reaches(x0, x1, y0, y1)
                 })
                 .collect();
             &clipped
