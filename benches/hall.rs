@@ -214,6 +214,9 @@ struct Row {
     /// The red edges of the one-shot report (ms, one thread) and their segments.
     red_ms: f64,
     red_segments: usize,
+    /// The moving frames' phases (`timings_ms`, medians): coarse, LDIs built and analyses
+    /// (summed over the jobs).
+    frame_phases: [f64; 3],
 }
 
 fn hall_row(
@@ -290,11 +293,15 @@ fn hall_row(
     let mut meshes: Vec<TriMesh> = scene.objects.iter().map(trimesh).collect();
     let (mut t_ld, mut t_ld_pairs, mut t_parry) = (Vec::new(), Vec::new(), Vec::new());
     let mut frame_hits = 0;
+    let mut phases: [Vec<f64>; 3] = Default::default();
     for f in 0..frames {
         let moved = move_tenth(&mut scene, f);
         let t = Instant::now();
         let r = checker.check(&scene).unwrap();
         t_ld.push(t.elapsed().as_secs_f64() * 1e3);
+        for (v, k) in phases.iter_mut().zip(["coarse", "ldi", "analysis"]) {
+            v.push(r.timings_ms.get(k).copied().unwrap_or(0.0));
+        }
         let t = Instant::now();
         pairs_only.check(&scene).unwrap();
         t_ld_pairs.push(t.elapsed().as_secs_f64() * 1e3);
@@ -337,6 +344,7 @@ fn hall_row(
         frame_hits,
         red_ms,
         red_segments,
+        frame_phases: phases.map(median),
     }
 }
 
@@ -504,6 +512,10 @@ fn main() {
         notes.push(format!(
             "{}: in the last moving frame parry found {} colliding pairs among the candidate pairs of moved parts",
             r.name, r.frame_hits
+        ));
+        notes.push(format!(
+            "{}: the moving frames' phases (medians, ms): coarse maps and meeting cells {:.1}, LDIs built {:.1} and analysed {:.1} (summed over the jobs)",
+            r.name, r.frame_phases[0], r.frame_phases[1], r.frame_phases[2]
         ));
         notes.push(format!(
             "{}: the red edges of the one-shot report (`viewer::segments_for`, the exact intersection segments the page draws; one thread): {:.0} ms, {} segments",

@@ -256,13 +256,18 @@ async function pageRun(browser, url, base, backend, mode = "auto") {
           // A planner's moves in a settled page: eight more, back and forth, each 200 ms
           // after the last one's frame; to its answer and to its frame, as above.
           await new Promise((res) => setTimeout(res, 500));
-          const moves = { answer: [], drawn: [] };
+          const moves = { answer: [], drawn: [], engine: [] };
           for (let i = 0; i < 8; i++) {
             m[12] += (i % 2 ? 0.01 : -0.01) * size;
             const a = performance.now();
+            const before = seen.length;
             v.setTransform(last.name, m);
             await v.check();
             const b = performance.now();
+            // The engine's own time for this move (the worker's `timings_ms.total` of the check
+            // setTransform() started; check() took its answer again).
+            const real = seen.slice(before).filter((x) => !x.reused).pop();
+            if (real?.timings_ms?.total !== undefined) moves.engine.push(real.timings_ms.total);
             await frame();
             moves.answer.push(b - a);
             moves.drawn.push(performance.now() - a);
@@ -280,6 +285,7 @@ async function pageRun(browser, url, base, backend, mode = "auto") {
             recheckDrawn: t5 - t3,
             movesAnswer: mid(moves.answer),
             movesDrawn: mid(moves.drawn),
+            movesEngine: moves.engine.length ? mid(moves.engine) : null,
             firstResults: shownIn(t1, t2),
             recheckResults: shownIn(t3, t4),
             backend: first.backend,
@@ -311,6 +317,7 @@ async function pageRun(browser, url, base, backend, mode = "auto") {
     recheckDrawn: pick("recheckDrawn"),
     movesAnswer: pick("movesAnswer"),
     movesDrawn: pick("movesDrawn"),
+    movesEngine: runs.some((x) => x.movesEngine === null) ? null : pick("movesEngine"),
     firstResults: runs.some((x) => x.firstResults === null) ? null : pick("firstResults"),
     recheckResults: runs.some((x) => x.recheckResults === null) ? null : pick("recheckResults"),
     backend: runs[0].backend,
@@ -460,8 +467,9 @@ async function main() {
       {
         const f = (k) => cpu.phasesFirst[k] ?? 0;
         const a = (k) => cpu.phasesAgain[k] ?? 0;
+        const settled = cpu.movesEngine === null ? "–" : `${ms(cpu.movesEngine)} (${(cpu.movesEngine / nr.recheck).toFixed(1)}×)`;
         workerRows.push(
-          `| ${job.name} | ${ms(nr.load)} / ${ms(nr.check)} / ${ms(nr.recheck)} | ${ms(f("load_in_worker"))} / ${ms(f("total"))} / ${ms(a("total"))} | ${(f("load_in_worker") / nr.load).toFixed(1)}× / ${(f("total") / nr.check).toFixed(1)}× / ${(a("total") / nr.recheck).toFixed(1)}× | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.load / nr.load).toFixed(1)}× / ${(cpu.first / nr.check).toFixed(1)}× / ${(cpu.recheck / nr.recheck).toFixed(1)}× | ${nr.pairs} / ${nr.pairsAfter} · ${cpu.pairs} / ${cpu.pairsAfter} |`,
+          `| ${job.name} | ${ms(nr.load)} / ${ms(nr.check)} / ${ms(nr.recheck)} | ${ms(f("load_in_worker"))} / ${ms(f("total"))} / ${ms(a("total"))} | ${(f("load_in_worker") / nr.load).toFixed(1)}× / ${(f("total") / nr.check).toFixed(1)}× / ${(a("total") / nr.recheck).toFixed(1)}× | ${settled} | ${ms(cpu.load)} / ${ms(cpu.first)} / ${ms(cpu.recheck)} | ${(cpu.load / nr.load).toFixed(1)}× / ${(cpu.first / nr.check).toFixed(1)}× / ${(cpu.recheck / nr.recheck).toFixed(1)}× | ${nr.pairs} / ${nr.pairsAfter} · ${cpu.pairs} / ${cpu.pairsAfter} |`,
         );
       }
       {
@@ -530,10 +538,10 @@ async function main() {
   console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of loadRows) console.log(r);
   console.log("");
-  console.log("The check worker against the native check (issue 15 item 2; one thread, no isolation): native in one process (examples/recheck.rs: the scene loaded, a checker's first check, its re-check after the part moved; medians of 5 rounds per process); the worker's own load (`load_in_worker`: the files into its wasm memory, parsed, its scene built), its engine (`timings_ms.total` of the first check and of the re-check); the page's load(), first check() and re-check after setTransform(), as in the first table; medians, ms:");
+  console.log("The check worker against the native check (issue 15 item 2; one thread, no isolation): native in one process (examples/recheck.rs: the scene loaded, a checker's first check, its re-check after the part moved; medians of 5 rounds per process); the worker's own load (`load_in_worker`: the files into its wasm memory, parsed, its scene built), its engine (`timings_ms.total` of the first check and of the re-check); its engine's re-checks in the settled page (the planner's eight moves of the second table: each moves the part by 1% of its size, as the native re-check does); the page's load(), first check() and re-check after setTransform(), as in the first table; medians, ms:");
   console.log("");
-  console.log("| scene | native: load / check / re-check | worker: load / check / re-check | worker / native | page: load / first check / re-check | page / native | pairs native first / after · page |");
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("| scene | native: load / check / re-check | worker: load / check / re-check | worker / native | worker's re-check in a settled page (the eight moves of the second table; / native re-check) | page: load / first check / re-check | page / native | pairs native first / after · page |");
+  console.log("|---|---|---|---|---|---|---|---|");
   for (const r of workerRows) console.log(r);
   console.log("");
   console.log(`Asked three-mesh-bvh's question (which pairs touch): the widget in its exact mode (mode="exact": triangle–triangle tests and nesting, no LDI; the red edges drawn as in any check) on the CPU worker, one thread and ${threads} threads (isolated): load(), first check() and the re-check after the same move, beside three-mesh-bvh's build + query and re-query; medians, ms:`);
