@@ -228,17 +228,18 @@ impl CoarseMap {
         } else {
             Vec::new()
         };
+        // The columns a box grown by the margin reaches: those of a triangle's box are its
+        // corners' (a rounded subtraction and floor are monotone, so the least corner gives
+        // the least column).
+        let columns = |lo: glam::Vec3, hi: glam::Vec3| {
+            let (lo, hi) = (lo.as_dvec3(), hi.as_dvec3());
+            [idx(lo.x - m), idx(hi.x + m), idx(lo.y - m), idx(hi.y + m)]
+        };
         let reach_of = |t: &[u32; 3]| {
             if sparse {
-                // The box first, then its columns: the same columns (a rounded subtraction
-                // and floor are monotone, so the least corner gives the least column).
                 let [p, q, r] = t.map(|i| w.positions[i as usize]);
-                let lo = p.min(q).min(r).as_dvec3();
-                let hi = p.max(q).max(r).as_dvec3();
-                return (
-                    [idx(lo.x - m), idx(hi.x + m), idx(lo.y - m), idx(hi.y + m)],
-                    [lo.z, hi.z],
-                );
+                let (lo, hi) = (p.min(q).min(r), p.max(q).max(r));
+                return (columns(lo, hi), [f64::from(lo.z), f64::from(hi.z)]);
             }
             let [a, b, c] = t.map(|i| corners[i as usize]);
             (
@@ -251,36 +252,24 @@ impl CoarseMap {
                 [min3(a.z, b.z, c.z), max3(a.z, b.z, c.z)],
             )
         };
-        // The triangles reaching the footprint's columns (all of them without a clip). Depth
-        // does not filter: the solid needs every crossing of a column's centre ray.
-        let reaches =
-            |x0: i64, x1: i64, y0: i64, y1: i64| x0 <= ix1 && x1 >= ix0 && y0 <= iy1 && y1 >= iy0;
+        // The triangles reaching the footprint's columns (all of them without a clip); a
+        // sparse map first skips the runs whose box misses them. Depth does not filter: the
+        // solid needs every crossing of a column's centre ray.
+        let reaches = |[x0, x1, y0, y1]: [i64; 4]| x0 <= ix1 && x1 >= ix0 && y0 <= iy1 && y1 >= iy0;
         let clipped: Vec<[u32; 3]>;
-        let triangles: &[[u32; 3]] = if sparse {
+        let triangles: &[[u32; 3]] = if clip.is_some() {
             clipped = w
                 .triangles
                 .chunks(BOX_RUN)
-                .zip(o.run_boxes())
-                .filter(|(_, [lo, hi])| {
-                    let (lo, hi) = (lo.as_dvec3(), hi.as_dvec3());
-                    reaches(idx(lo.x - m), idx(hi.x + m), idx(lo.y - m), idx(hi.y + m))
+                .enumerate()
+                .filter(|&(r, _)| {
+                    !sparse || {
+                        let [lo, hi] = o.run_boxes()[r];
+                        reaches(columns(lo, hi))
+                    }
                 })
-                .flat_map(|(run, _)| run.iter().copied())
-                .filter(|t| {
-                    let ([x0, x1, y0, y1], _) = reach_of(t);
-                    reaches(x0, x1, y0, y1)
-                })
-                .collect();
-            &clipped
-        } else if clip.is_some() {
-            clipped = w
-                .triangles
-                .iter()
-                .copied()
-                .filter(|t| {
-                    let ([x0, x1, y0, y1], _) = reach_of(t);
-                    reaches(x0, x1, y0, y1)
-                })
+                .flat_map(|(_, run)| run.iter().copied())
+                .filter(|t| reaches(reach_of(t).0))
                 .collect();
             &clipped
         } else {
