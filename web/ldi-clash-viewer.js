@@ -3038,6 +3038,7 @@ export class LdiClashViewer extends HTMLElement {
     const soon = load || (this._answerMs !== undefined && this._answerMs < HOLD_WHEN_ANSWER_MS);
     if (!soon || !this._collide || this._animating || this._local || this._useGpu() || !this.isConnected) return;
     this._held = setTimeout(() => this._redraw(), HOLD_DRAW_MS);
+    this._heldSince = performance.now();
   }
 
   /** A frame now, or, while the next frame is held, with it. */
