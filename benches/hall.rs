@@ -217,6 +217,9 @@ struct Row {
     /// The moving frames' phases (`timings_ms`, medians): coarse, LDIs built and analyses
     /// (summed over the jobs).
     frame_phases: [f64; 3],
+    /// The moving frames' LDIs and their fragments (medians).
+    frame_ldis: f64,
+    frame_fragments: f64,
 }
 
 fn hall_row(
@@ -294,6 +297,7 @@ fn hall_row(
     let (mut t_ld, mut t_ld_pairs, mut t_parry) = (Vec::new(), Vec::new(), Vec::new());
     let mut frame_hits = 0;
     let mut phases: [Vec<f64>; 3] = Default::default();
+    let (mut f_ldis, mut f_fragments) = (Vec::new(), Vec::new());
     for f in 0..frames {
         let moved = move_tenth(&mut scene, f);
         let t = Instant::now();
@@ -302,6 +306,8 @@ fn hall_row(
         for (v, k) in phases.iter_mut().zip(["coarse", "ldi", "analysis"]) {
             v.push(r.timings_ms.get(k).copied().unwrap_or(0.0));
         }
+        f_ldis.push(r.stats.ldis as f64);
+        f_fragments.push(r.stats.fragments as f64);
         let t = Instant::now();
         pairs_only.check(&scene).unwrap();
         t_ld_pairs.push(t.elapsed().as_secs_f64() * 1e3);
@@ -345,6 +351,8 @@ fn hall_row(
         red_ms,
         red_segments,
         frame_phases: phases.map(median),
+        frame_ldis: median(f_ldis),
+        frame_fragments: median(f_fragments),
     }
 }
 
@@ -514,8 +522,16 @@ fn main() {
             r.name, r.frame_hits
         ));
         notes.push(format!(
-            "{}: the moving frames' phases (medians, ms): coarse maps and meeting cells {:.1}, LDIs built {:.1} and analysed {:.1} (summed over the jobs)",
-            r.name, r.frame_phases[0], r.frame_phases[1], r.frame_phases[2]
+            "{}: the moving frames' phases (medians, ms): coarse maps and meeting cells {:.1}, LDIs built {:.1} and analysed {:.1} (summed over the jobs); {:.0} LDIs of {:.0} fragments a frame (medians): {:.1} ns per fragment built and analysed; parry's whole frame is {:.1} ns per fragment of these (the goal of 0.2x its frame: {:.1} ns per fragment for the whole frame)",
+            r.name,
+            r.frame_phases[0],
+            r.frame_phases[1],
+            r.frame_phases[2],
+            r.frame_ldis,
+            r.frame_fragments,
+            (r.frame_phases[1] + r.frame_phases[2]) * 1e6 / r.frame_fragments.max(1.0),
+            r.frame_parry * 1e6 / r.frame_fragments.max(1.0),
+            0.2 * r.frame_parry * 1e6 / r.frame_fragments.max(1.0),
         ));
         notes.push(format!(
             "{}: the red edges of the one-shot report (`viewer::segments_for`, the exact intersection segments the page draws; one thread): {:.0} ms, {} segments",
