@@ -716,9 +716,10 @@ const webgpuTests = [
           v.setTransform("bunny_b", m);
           if (check) await v.check();
         };
-        // A re-check: how soon the worker answers is known now (again, up to five times, while
-        // a busy machine keeps it over the 25 ms under which a move's frame waits for it).
-        for (let k = 0; k < 5 && (k === 0 || !window.frameLog.soon()); k++) {
+        // A re-check: how soon the worker answers is known now (again, up to sixteen times, as
+        // in `threeWays`, while a busy machine keeps it over the 25 ms under which a move's
+        // frame waits for it).
+        for (let k = 0; k < 16 && (k === 0 || !window.frameLog.soon()); k++) {
           await move();
           await frame();
           await frame();
