@@ -12,10 +12,15 @@
 //!     --bench worker_engine -- --nocapture
 //! ```
 //!
-//! prints one line per scene, medians of 15 rounds after 3 unmeasured ones, milliseconds:
-//! `worker_engine SCENE load L check C recheck R pairs P`. `scripts/bench-worker.sh` runs it
-//! beside `examples/recheck.rs` (the native counterpart, one thread) and prints the table in
-//! README. Natively this bench has nothing to run (it is the wasm build's).
+//! first runs the worker's warm-up as the page's worker does while idle (`warm_up_round`, up
+//! to 12 rounds or 600 ms: `WARM_ROUNDS` and `WARM_MS` of `web/clash-worker.js`), printing
+//! `worker_engine_warm rounds N ms M`, then one line per scene, medians of 15 rounds after 3
+//! unmeasured ones, and the scene's first round (the first check of a scene of that kind in
+//! the warmed module, as a page's first check of a dropped scene), milliseconds:
+//! `worker_engine SCENE load L check C recheck R pairs P first L1 C1 R1`.
+//! `scripts/bench-worker.sh` runs it beside `examples/recheck.rs` (the native counterpart, one
+//! thread) and prints the table in README. Natively this bench has nothing to run (it is the
+//! wasm build's).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -59,6 +64,7 @@ mod wasm {
     fn run(name: &str, files: &[(&str, &[u8])]) {
         let (mut loads, mut checks, mut rechecks) = (Vec::new(), Vec::new(), Vec::new());
         let mut pairs = 0;
+        let mut first = [0.0; 3];
         for round in 0..WARM + ROUNDS {
             let t = now();
             let file = SceneFile::parse(files[0].1).expect("scene file");
@@ -83,6 +89,9 @@ mod wasm {
             let json_again = serde_json::to_string(&again).expect("report JSON");
             let recheck = now() - t;
             assert!(!json.is_empty() && !json_again.is_empty());
+            if round == 0 {
+                first = [load, check, recheck];
+            }
             if round >= WARM {
                 loads.push(load);
                 checks.push(check);
@@ -90,10 +99,13 @@ mod wasm {
             }
         }
         console_log!(
-            "worker_engine {name} load {:.3} check {:.3} recheck {:.3} pairs {pairs}",
+            "worker_engine {name} load {:.3} check {:.3} recheck {:.3} pairs {pairs} first {:.3} {:.3} {:.3}",
             median(loads),
             median(checks),
-            median(rechecks)
+            median(rechecks),
+            first[0],
+            first[1],
+            first[2]
         );
     }
 
@@ -101,6 +113,17 @@ mod wasm {
     /// bench takes them), not Criterion's iterations.
     #[wasm_bindgen_bench]
     fn shared_scenes(_: &mut Criterion) {
+        // The worker's warm-up (web/clash-worker.js: WARM_ROUNDS, WARM_MS), before any scene.
+        let (mut rounds, mut ms) = (0, 0.0);
+        while rounds < 12 && ms < 600.0 {
+            let t = now();
+            ldiclash::web_api::warm_up_round()
+                .map_err(|_| "the warm-up round failed")
+                .unwrap();
+            ms += now() - t;
+            rounds += 1;
+        }
+        console_log!("worker_engine_warm rounds {rounds} ms {ms:.1}");
         run(
             "bunny_pair",
             &files!("bunny_pair": "scene.json", "meshes/bunny.obj"),
