@@ -256,7 +256,7 @@ async function pageRun(browser, url, base, backend, mode = "auto") {
           // A planner's moves in a settled page: eight more, back and forth, each 200 ms
           // after the last one's frame; to its answer and to its frame, as above.
           await new Promise((res) => setTimeout(res, 500));
-          const moves = { answer: [], drawn: [], engine: [] };
+          const moves = { answer: [], drawn: [], engine: [], phases: [] };
           for (let i = 0; i < 8; i++) {
             m[12] += (i % 2 ? 0.01 : -0.01) * size;
             const a = performance.now();
@@ -268,12 +268,15 @@ async function pageRun(browser, url, base, backend, mode = "auto") {
             // setTransform() started; check() took its answer again).
             const real = seen.slice(before).filter((x) => !x.reused).pop();
             if (real?.timings_ms?.total !== undefined) moves.engine.push(real.timings_ms.total);
+            if (real?.timings_ms) moves.phases.push(real.timings_ms);
             await frame();
             moves.answer.push(b - a);
             moves.drawn.push(performance.now() - a);
             await new Promise((res) => setTimeout(res, 200));
           }
           const mid = (xs) => xs.sort((x, y) => x - y)[xs.length >> 1];
+          // The settled moves' phases: per key, the median over the moves.
+          const phasesSettled = Object.fromEntries(Object.keys(moves.phases[0] ?? {}).map((k) => [k, mid(moves.phases.map((p) => p[k] ?? 0))]));
           v.removeEventListener("clash", onClash);
           v.removeEventListener("phase", onPhase);
           return {
@@ -296,6 +299,7 @@ async function pageRun(browser, url, base, backend, mode = "auto") {
             moved: last.name,
             phasesFirst,
             phasesAgain,
+            phasesSettled,
           };
         },
         { base, backend, mode },
@@ -328,6 +332,7 @@ async function pageRun(browser, url, base, backend, mode = "auto") {
     moved: runs[0].moved,
     phasesFirst: phases("phasesFirst"),
     phasesAgain: phases("phasesAgain"),
+    phasesSettled: phases("phasesSettled"),
   };
 }
 
@@ -479,7 +484,7 @@ async function main() {
           `| ${job.name} | ${ms(nr.load)} | ${ms(l("load_read"))} | ${ms(l("load_plan"))} | ${ms(l("load_post"))} | ${ms(l("load_view"))} | ${ms(l("load_upload"))} | ${ms(l("load_worker"))} (${ms(l("load_in_worker"))}) | ${ms(l("load"))} | ${ms(cpu.load)} | ${(cpu.load / nr.load).toFixed(1)}× |`,
         );
       }
-      for (const [what, t] of [["first", cpu.phasesFirst], ["re-check", cpu.phasesAgain]]) {
+      for (const [what, t] of [["first", cpu.phasesFirst], ["re-check", cpu.phasesAgain], ["settled moves", cpu.phasesSettled]]) {
         const g = (k) => t[k] ?? 0;
         const transit = g("to_worker") + g("to_page");
         // (worker_check is the engine and the report JSON; the segments follow it.)
@@ -526,7 +531,7 @@ async function main() {
   console.log("|---|---|---|---|---|---|---|");
   for (const r of drawnRows) console.log(r);
   console.log("");
-  console.log("Where the page CPU worker's check goes (one thread, no isolation; report timings_ms, medians, ms; the check load() or setTransform() started, which check() shared):");
+  console.log("Where the page CPU worker's check goes (one thread, no isolation; report timings_ms, medians, ms; the check load() or setTransform() started, which check() shared; the settled moves: each key's median over the eight moves of the second table, then over the runs):");
   console.log("");
   console.log("| scene | check | engine | segments | annotate | worker other (wasm boundary, report JSON) | transit (to worker + back) | page: review / apply / parse | page: results list / draw | page in all | results listed | round trip |");
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
