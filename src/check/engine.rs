@@ -27,6 +27,11 @@ pub trait Engine {
         None
     }
 
+    /// The CPU engine, when this is it (a check runs its phases side by side on its threads).
+    fn cpu(&self) -> Option<&CpuEngine> {
+        None
+    }
+
     /// Run `jobs`; answers in job order.
     async fn run(
         &self,
@@ -43,6 +48,10 @@ pub struct CpuEngine;
 impl Engine for CpuEngine {
     fn gpu_method(&self) -> Option<&'static str> {
         None
+    }
+
+    fn cpu(&self) -> Option<&CpuEngine> {
+        Some(self)
     }
 
     async fn run(

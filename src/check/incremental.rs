@@ -40,8 +40,12 @@ pub(crate) struct Cache {
     pub pairs: HashMap<(u64, u64), Option<PairReport>>,
     /// Self-collision answers (`None`: none), with the mesh they were computed from kept
     /// alive (a part-frame key names the mesh by address).
-    pub selfs: HashMap<SelfKey, (Option<Arc<Mesh>>, Option<SelfAnswer>)>,
+    pub selfs: SelfCache,
 }
+
+/// Self-collision answers by key (`None`: none), with the mesh each was computed from kept
+/// alive (a part-frame key names the mesh by address).
+pub(crate) type SelfCache = HashMap<SelfKey, (Option<Arc<Mesh>>, Option<SelfAnswer>)>;
 
 impl Cache {
     /// Forget everything when the options or the engine changed; keep entries of current

@@ -11,7 +11,7 @@ use glam::Vec3;
 
 use super::coarse::{cells_box, level_of, map_level, meeting_cells, CoarseMap, MeetingCell, Reach};
 use super::engine::{cpu_threads, CpuEngine, Engine};
-use super::incremental::Cache;
+use super::incremental::{Cache, SelfCache};
 use super::jobs::{RegionAnswer, RegionJob, Subject};
 use super::options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Progress};
 use crate::clock::now_ms;
@@ -171,6 +171,17 @@ struct Tally {
 }
 
 impl Tally {
+    /// Another phase's counters and summed job times, added to these.
+    #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
+    fn absorb(&mut self, o: Tally) {
+        self.stats.ldis += o.stats.ldis;
+        self.stats.fragments += o.stats.fragments;
+        self.stats.ldi_pixels += o.stats.ldi_pixels;
+        self.stats.max_ldi_pixels = self.stats.max_ldi_pixels.max(o.stats.max_ldi_pixels);
+        self.ldi_ms += o.ldi_ms;
+        self.analysis_ms += o.analysis_ms;
+    }
+
     fn add(&mut self, a: &RegionAnswer) {
         if !a.built {
             return;
@@ -390,6 +401,22 @@ pub(crate) async fn check_engine<E: Engine>(
         return Ok(finish(report, tally, t0));
     }
 
+    let self_wanted = opts.mode == Mode::SelfOnly || (opts.mode == Mode::Auto && opts.self_check);
+    #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
+    if let (Some(cpu), true, false) = (engine.cpu(), self_wanted, opts.mode == Mode::SelfOnly) {
+        pairs_beside_selfs(
+            scene,
+            opts,
+            cpu,
+            &boxes,
+            &candidates,
+            &mut report,
+            &mut tally,
+            cache,
+            progress,
+        )?;
+        return Ok(finish(report, tally, t0));
+    }
     let te = now_ms();
     if opts.mode == Mode::Exact {
         exact_pairs(
@@ -417,7 +444,7 @@ pub(crate) async fn check_engine<E: Engine>(
         report.timings_ms.insert("pairs".into(), now_ms() - te);
     }
 
-    if opts.mode == Mode::SelfOnly || (opts.mode == Mode::Auto && opts.self_check) {
+    if self_wanted {
         let ts = now_ms();
         self_collisions(
             scene,
@@ -425,13 +452,83 @@ pub(crate) async fn check_engine<E: Engine>(
             engine,
             &mut report,
             &mut tally,
-            cache,
+            cache.map(|c| &mut c.selfs),
             progress,
         )
         .await?;
         report.timings_ms.insert("self".into(), now_ms() - ts);
     }
     Ok(finish(report, tally, t0))
+}
+
+/// The pairs' jobs and the closed objects' self-collision jobs of a CPU check side by side on
+/// its threads: the two need nothing of each other, and a small scene's few jobs (the two-part
+/// pairs: one pair view and one self view) would otherwise leave a thread idle through each
+/// phase. The pairs run on this thread (their progress goes out as they finish), the
+/// self-collisions as a task of the pool beside them; their answers, counters and remembered
+/// entries are the ones the phases give one after the other, and `timings_ms` has each phase's
+/// own wall time (so `pairs` and `self` may add up to more than `total`).
+#[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
+#[allow(clippy::too_many_arguments)]
+fn pairs_beside_selfs(
+    scene: &Scene,
+    opts: &CheckOptions,
+    cpu: &CpuEngine,
+    boxes: &[Region],
+    candidates: &[(usize, usize)],
+    report: &mut Report,
+    tally: &mut Tally,
+    mut cache: Option<&mut Cache>,
+    progress: Progress<'_>,
+) -> Result<(), CheckError> {
+    // The self-collisions' remembered answers go with their task and come back after it.
+    let mut selfs = cache.as_deref_mut().map(|c| std::mem::take(&mut c.selfs));
+    let mut found = Report::default();
+    let mut counted = Tally::default();
+    let mut self_done: Option<(Result<(), CheckError>, f64)> = None;
+    let pairs = rayon::in_place_scope(|s| {
+        s.spawn(|_| {
+            let ts = now_ms();
+            let r = ready(self_collisions(
+                scene,
+                opts,
+                cpu,
+                &mut found,
+                &mut counted,
+                selfs.as_mut(),
+                &mut |_, _, _| {},
+            ));
+            self_done = Some((r, now_ms() - ts));
+        });
+        let te = now_ms();
+        let r = ready(image_pairs(
+            scene,
+            opts,
+            cpu,
+            boxes,
+            candidates,
+            report,
+            tally,
+            cache.as_deref_mut(),
+            &mut *progress,
+        ));
+        (r, now_ms() - te)
+    });
+    if let (Some(c), Some(s)) = (cache, selfs) {
+        c.selfs = s;
+    }
+    pairs.0?;
+    report.timings_ms.insert("pairs".into(), pairs.1);
+    let (r, ms) = self_done
+        .ok_or_else(|| CheckError::Gpu("internal: the self-collision task did not run".into()))?;
+    r?;
+    let n = scene.objects.len();
+    progress(n, n, "self");
+    report.self_collisions = found.self_collisions;
+    report.warnings.extend(found.warnings);
+    tally.absorb(counted);
+    report.timings_ms.insert("self".into(), ms);
+    Ok(())
 }
 
 fn finish(mut report: Report, tally: Tally, t0: f64) -> Report {
@@ -1239,7 +1336,7 @@ async fn self_collisions<E: Engine>(
     engine: &E,
     report: &mut Report,
     tally: &mut Tally,
-    mut cache: Option<&mut Cache>,
+    mut cache: Option<&mut SelfCache>,
     progress: Progress<'_>,
 ) -> Result<(), CheckError> {
     // Per closed object: its key and scale (1 for world keys).
@@ -1269,7 +1366,7 @@ async fn self_collisions<E: Engine>(
         if answers.contains_key(&key) {
             continue;
         }
-        if let Some(known) = cache.as_deref().and_then(|c| c.selfs.get(&key)) {
+        if let Some(known) = cache.as_deref().and_then(|c| c.get(&key)) {
             answers.insert(key, known.1);
             continue;
         }
@@ -1346,7 +1443,7 @@ async fn self_collisions<E: Engine>(
                 .iter()
                 .find(|(_, k, _)| *k == key)
                 .map(|(o, _, _)| scene.objects[*o].mesh.clone());
-            c.selfs.insert(key, (keep, answer));
+            c.insert(key, (keep, answer));
         }
         answers.insert(key, answer);
     }
@@ -1389,5 +1486,137 @@ fn add_gpu_stats(g: &mut crate::report::GpuSummary, s: &crate::gpu::GpuStats) {
     g.timer.clone_from(&s.timer);
     for (k, v) in &s.timings_ms {
         *g.timings_ms.entry(k.clone()).or_default() += v;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::io::Units;
+    use crate::mesh::shapes::{cuboid, uv_sphere};
+    use crate::mesh::Mesh;
+    use glam::{DMat4, DVec3};
+
+    /// The CPU engine under another name (`cpu()` is `None`): a check runs its pairs and then
+    /// its self-collisions, as on the GPU and in the one-thread worker.
+    struct OneAfterAnother;
+
+    impl Engine for OneAfterAnother {
+        fn gpu_method(&self) -> Option<&'static str> {
+            None
+        }
+
+        async fn run(
+            &self,
+            scene: &Scene,
+            opts: &CheckOptions,
+            jobs: &[RegionJob],
+        ) -> Result<Vec<RegionAnswer>, CheckError> {
+            CpuEngine.run(scene, opts, jobs).await
+        }
+    }
+
+    /// What a check found, without its timings.
+    fn findings(
+        r: &Report,
+    ) -> (
+        Vec<crate::report::PairReport>,
+        Vec<SelfReport>,
+        Stats,
+        Vec<String>,
+    ) {
+        (
+            r.pairs.clone(),
+            r.self_collisions.clone(),
+            r.stats.clone(),
+            r.warnings.clone(),
+        )
+    }
+
+    /// Self-collisions checked beside the pairs (the CPU with threads) give the report, the
+    /// counters and the remembered answers of the phases one after the other: a first check and
+    /// a re-check after a move, each with its cache, on parts that collide with each other and
+    /// with themselves (two overlapping boxes in one mesh), an open part and a sphere placed
+    /// twice (one self-collision computation for both).
+    #[test]
+    fn self_collisions_beside_the_pairs_give_the_same_report() {
+        let mut twice = cuboid(Vec3::ZERO, Vec3::new(2.0, 1.0, 1.0));
+        twice.append(&cuboid(Vec3::new(1.0, 0.5, 0.5), Vec3::new(3.0, 1.5, 1.5)));
+        let mut open = cuboid(Vec3::new(2.5, -0.5, 0.0), Vec3::new(3.5, 0.5, 1.0));
+        let n = open.triangles.len();
+        open.triangles_mut().truncate(n - 2);
+        let sphere = Arc::new(uv_sphere(Vec3::ZERO, 0.6, 24, 12));
+        let mut scene = Scene::new();
+        let parts: [(&str, Arc<Mesh>, DMat4); 4] = [
+            ("twice", Arc::new(twice), DMat4::IDENTITY),
+            ("open", Arc::new(open), DMat4::IDENTITY),
+            (
+                "ball a",
+                sphere.clone(),
+                DMat4::from_translation(DVec3::new(0.5, 0.5, 1.2)),
+            ),
+            (
+                "ball b",
+                sphere,
+                DMat4::from_translation(DVec3::new(2.9, 1.0, 1.4)),
+            ),
+        ];
+        for (name, mesh, at) in parts {
+            scene
+                .add(name, mesh, Units::Unknown, at)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let opts = CheckOptions::default();
+        let (mut beside, mut after) = (Cache::default(), Cache::default());
+        for round in 0..2 {
+            if round == 1 {
+                let m = DMat4::from_translation(DVec3::new(0.2, -0.1, 0.05))
+                    * *scene.objects[2].world_from_object();
+                scene.set_transform(2, m).unwrap_or_else(|e| panic!("{e}"));
+            }
+            beside.prepare(&scene, &opts, None);
+            after.prepare(&scene, &opts, None);
+            let mut phases = Vec::new();
+            let a = ready(check_engine(
+                &scene,
+                &opts,
+                &CpuEngine,
+                Some(&mut beside),
+                &mut |done, total, phase| phases.push((phase.to_string(), done, total)),
+            ))
+            .unwrap_or_else(|e| panic!("{e}"));
+            let b = ready(check_engine(
+                &scene,
+                &opts,
+                &OneAfterAnother,
+                Some(&mut after),
+                &mut |_, _, _| {},
+            ))
+            .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(findings(&a), findings(&b), "round {round}");
+            assert_eq!(
+                a.self_collisions.len(),
+                1,
+                "round {round}: {:?}",
+                a.self_collisions
+            );
+            assert!(a.pairs.len() >= 3, "round {round}: {:?}", a.pairs);
+            assert!(a.timings_ms.contains_key("pairs") && a.timings_ms.contains_key("self"));
+            // The sphere's one computation and the boxes' are remembered either way.
+            assert_eq!(beside.selfs.len(), 2, "round {round}");
+            assert_eq!(
+                beside
+                    .selfs
+                    .keys()
+                    .collect::<std::collections::HashSet<_>>(),
+                after.selfs.keys().collect::<std::collections::HashSet<_>>()
+            );
+            // The self-collisions' progress ends the check's, all objects done.
+            assert_eq!(
+                phases.last(),
+                Some(&("self".to_string(), 4, 4)),
+                "{phases:?}"
+            );
+        }
     }
 }
