@@ -481,11 +481,14 @@ fn pairs_beside_selfs(
     mut cache: Option<&mut Cache>,
     progress: Progress<'_>,
 ) -> Result<(), CheckError> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     // The self-collisions' remembered answers go with their task and come back after it.
     let mut selfs = cache.as_deref_mut().map(|c| std::mem::take(&mut c.selfs));
     let mut found = Report::default();
     let mut counted = Tally::default();
     let mut self_done: Option<(Result<(), CheckError>, f64)> = None;
+    // The task's progress (objects done), for this thread to report once the pairs are done.
+    let (objects_done, finished) = (AtomicUsize::new(0), AtomicBool::new(false));
     let pairs = rayon::in_place_scope(|s| {
         s.spawn(|_| {
             let ts = now_ms();
@@ -496,9 +499,10 @@ fn pairs_beside_selfs(
                 &mut found,
                 &mut counted,
                 selfs.as_mut(),
-                &mut |_, _, _| {},
+                &mut |done, _, _| objects_done.store(done, Ordering::Relaxed),
             ));
             self_done = Some((r, now_ms() - ts));
+            finished.store(true, Ordering::Release);
         });
         let te = now_ms();
         let r = ready(image_pairs(
@@ -512,7 +516,22 @@ fn pairs_beside_selfs(
             cache.as_deref_mut(),
             &mut *progress,
         ));
-        (r, now_ms() - te)
+        let ms = now_ms() - te;
+        // Self-collisions still under way (parts with many distinct closed meshes and few
+        // pairs): their progress, while this thread helps the pool or waits a millisecond.
+        let n = scene.objects.len();
+        let mut shown = None;
+        while r.is_ok() && !finished.load(Ordering::Acquire) {
+            let done = objects_done.load(Ordering::Relaxed);
+            if shown != Some(done) {
+                progress(done, n, "self");
+                shown = Some(done);
+            }
+            if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+        (r, ms)
     });
     if let (Some(c), Some(s)) = (cache, selfs) {
         c.selfs = s;
@@ -1618,5 +1637,55 @@ mod tests {
                 "{phases:?}"
             );
         }
+    }
+
+    /// Self-collisions that outlast the pairs (many distinct closed parts, no pair) report
+    /// their progress from the checking thread while it waits: objects done, never fewer than
+    /// before, all of them at the end; and the report equals the phases one after the other.
+    #[test]
+    fn self_collisions_outlasting_the_pairs_report_progress() {
+        let mut scene = Scene::new();
+        for k in 0..24u32 {
+            let mut twice = uv_sphere(Vec3::ZERO, 1.0, 24 + k, 12 + k / 2);
+            twice.append(&uv_sphere(
+                Vec3::new(0.8, 0.0, 0.0),
+                1.0,
+                24 + k,
+                12 + k / 2,
+            ));
+            let at = DMat4::from_translation(DVec3::new(f64::from(k) * 4.0, 0.0, 0.0));
+            scene
+                .add(&format!("p{k}"), Arc::new(twice), Units::Unknown, at)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let opts = CheckOptions::default();
+        let mut phases = Vec::new();
+        let a = ready(check_engine(
+            &scene,
+            &opts,
+            &CpuEngine,
+            None,
+            &mut |done, total, phase| phases.push((phase.to_string(), done, total)),
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let b = ready(check_engine(
+            &scene,
+            &opts,
+            &OneAfterAnother,
+            None,
+            &mut |_, _, _| {},
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(findings(&a), findings(&b));
+        assert!(a.pairs.is_empty());
+        assert_eq!(a.self_collisions.len(), 24, "{:?}", a.self_collisions);
+        let selfs: Vec<usize> = phases
+            .iter()
+            .filter(|(p, _, total)| p == "self" && *total == 24)
+            .map(|(_, done, _)| *done)
+            .collect();
+        assert_eq!(selfs.len(), phases.iter().filter(|p| p.0 == "self").count());
+        assert!(selfs.windows(2).all(|w| w[0] <= w[1]), "{selfs:?}");
+        assert_eq!(selfs.last(), Some(&24), "{phases:?}");
     }
 }
