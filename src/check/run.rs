@@ -491,6 +491,15 @@ fn pairs_beside_selfs(
     let (objects_done, finished) = (AtomicUsize::new(0), AtomicBool::new(false));
     let pairs = rayon::in_place_scope(|s| {
         s.spawn(|_| {
+            // Finished however the task ends (a panic too: the scope raises it once this
+            // thread stops waiting below).
+            struct Finish<'a>(&'a AtomicBool);
+            impl Drop for Finish<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::Release);
+                }
+            }
+            let _finish = Finish(&finished);
             let ts = now_ms();
             let r = ready(self_collisions(
                 scene,
@@ -502,7 +511,6 @@ fn pairs_beside_selfs(
                 &mut |done, _, _| objects_done.store(done, Ordering::Relaxed),
             ));
             self_done = Some((r, now_ms() - ts));
-            finished.store(true, Ordering::Release);
         });
         let te = now_ms();
         let r = ready(image_pairs(
