@@ -1,5 +1,6 @@
 //! The whole check, phase by phase: options → broad phase → (visibility modes | exact pairs |
-//! region jobs for pairs, axis by axis) → self-collision jobs → report.
+//! region jobs for pairs, axis by axis) → self-collision jobs → report. On the CPU with threads
+//! the self-collision jobs run beside the pairs' ([`pairs_beside_selfs`]).
 //!
 //! Region jobs of one phase are handed to the engine together, so the CPU runs them in
 //! parallel and the GPU in one queue; their answers come back in job order and are merged in
