@@ -3,7 +3,8 @@
 //! [`Checker`] that keeps what the move did not change). The part is the scene's last object,
 //! moved along x by 1% of its world box's largest side, as the page bench moves it.
 //!
-//! Usage: `cargo run --release --example recheck -- SCENE.json [ROUNDS]`; prints one line of
+//! Usage: `cargo run --release --example recheck -- SCENE.json [ROUNDS] [MODE]` (MODE: the
+//! check's `--mode`, default `auto`); prints one line of
 //! JSON: `{"load", "check", "place", "recheck", "pairs", "pairs_after", "moved", "by"}` (milliseconds:
 //! loading the scene file and its meshes, the first check, moving the part, the re-check;
 //! medians of ROUNDS rounds, default 5; each round a fresh checker on the scene as the file
@@ -16,7 +17,7 @@ mod recheck_move;
 #[path = "../benches/common/scene_file.rs"]
 mod scene_file;
 
-use ldiclash::check::{CheckOptions, Checker};
+use ldiclash::check::{CheckOptions, Checker, Mode};
 use scene_file::{load, median};
 use std::path::Path;
 use std::time::Instant;
@@ -24,12 +25,19 @@ use std::time::Instant;
 fn main() {
     let mut args = std::env::args().skip(1);
     let Some(scene) = args.next() else {
-        eprintln!("usage: recheck SCENE.json [ROUNDS]");
+        eprintln!("usage: recheck SCENE.json [ROUNDS] [MODE]");
         std::process::exit(2);
     };
     let rounds: usize = args
         .next()
         .map_or(5, |r| r.parse().expect("ROUNDS: a number"));
+    let mode: Mode = args
+        .next()
+        .map_or(Ok(Mode::Auto), |m| m.parse())
+        .unwrap_or_else(|e| {
+            eprintln!("recheck: {e}");
+            std::process::exit(2);
+        });
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
@@ -45,7 +53,10 @@ fn main() {
                 std::process::exit(1);
             });
             loads.push(t.elapsed().as_secs_f64() * 1e3);
-            let mut checker = Checker::new(CheckOptions::default());
+            let mut checker = Checker::new(CheckOptions {
+                mode,
+                ..CheckOptions::default()
+            });
             let t = Instant::now();
             pairs = checker.check(&scene).expect("check").pairs.len();
             checks.push(t.elapsed().as_secs_f64() * 1e3);

@@ -426,6 +426,7 @@ pub(crate) async fn check_engine<E: Engine>(
             &candidates,
             &mut report,
             &mut tally.stats,
+            cache.as_deref_mut(),
             &mut *progress,
         );
         report.timings_ms.insert("exact".into(), now_ms() - te);
@@ -579,40 +580,66 @@ fn exact_pairs(
     candidates: &[(usize, usize)],
     report: &mut Report,
     stats: &mut Stats,
+    mut cache: Option<&mut Cache>,
     progress: Progress<'_>,
 ) {
     progress(0, candidates.len(), "pairs");
+    let key = |i: usize, j: usize| (scene.objects[i].version(), scene.objects[j].version());
+    // A checker's re-check tests only the pairs with an object that changed since (the
+    // planner's move); the others' answers are the ones remembered.
+    let remembered = |&(i, j): &(usize, usize)| {
+        cache
+            .as_deref()
+            .and_then(|c| c.pairs.get(&key(i, j)).cloned())
+    };
+    let known: Vec<Option<Option<PairReport>>> = candidates.iter().map(remembered).collect();
+    let todo: Vec<(usize, usize)> = candidates
+        .iter()
+        .zip(&known)
+        .filter(|(_, k)| k.is_none())
+        .map(|(&c, _)| c)
+        .collect();
+    stats.cached_pairs += candidates.len() - todo.len();
+    progress(candidates.len() - todo.len(), candidates.len(), "pairs");
     let test = |&(i, j): &(usize, usize)| {
         let (a, b) = (&scene.objects[i], &scene.objects[j]);
-        (
-            i,
-            j,
-            mesh_contact(a.world(), b.world(), (a.is_closed(), b.is_closed()), false),
-        )
+        mesh_contact(a.world(), b.world(), (a.is_closed(), b.is_closed()), false)
     };
     #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
     let results: Vec<_> = {
         use rayon::prelude::*;
-        candidates.par_iter().map(test).collect()
+        todo.par_iter().map(test).collect()
     };
     #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
-    let results: Vec<_> = candidates.iter().map(test).collect();
-    for (i, j, c) in results {
-        stats.exact_tests += c.tested;
-        if c.collides() {
-            report.pairs.push(PairReport {
-                overlap_box: c
-                    .bbox
-                    .or_else(|| boxes[i].intersection(&boxes[j]))
-                    .map(box_array),
-                triangle_pairs: Some(c.intersecting),
-                ..PairReport::new(
-                    scene.objects[i].name.clone(),
-                    scene.objects[j].name.clone(),
-                    Kind::Exact,
-                )
-            });
-        }
+    let results: Vec<_> = todo.iter().map(test).collect();
+    let mut tested = todo.iter().zip(results);
+    for (&(i, j), known) in candidates.iter().zip(known) {
+        let answer = match known {
+            Some(answer) => answer,
+            None => {
+                let Some((_, c)) = tested.next() else {
+                    break; // one result per pair tested
+                };
+                stats.exact_tests += c.tested;
+                let answer = c.collides().then(|| PairReport {
+                    overlap_box: c
+                        .bbox
+                        .or_else(|| boxes[i].intersection(&boxes[j]))
+                        .map(box_array),
+                    triangle_pairs: Some(c.intersecting),
+                    ..PairReport::new(
+                        scene.objects[i].name.clone(),
+                        scene.objects[j].name.clone(),
+                        Kind::Exact,
+                    )
+                });
+                if let Some(c) = cache.as_deref_mut() {
+                    c.pairs.insert(key(i, j), answer.clone());
+                }
+                answer
+            }
+        };
+        report.pairs.extend(answer);
     }
     progress(candidates.len(), candidates.len(), "pairs");
 }
