@@ -174,12 +174,12 @@ function native(file) {
 
 /** The native baseline of the page's check worker (examples/recheck.rs): the scene loaded, a
  * checker's first check, and its re-check after the last part moved by 1% of its size along x
- * (as `pageRun` moves it), in one process on one thread; medians of 5 rounds per process, of
- * RUNS processes. */
-function nativeRecheck(file) {
+ * (as `pageRun` moves it), in one process on one thread, in `mode`; medians of 5 rounds per
+ * process, of RUNS processes. */
+function nativeRecheck(file, mode = "auto") {
   const out = [];
   for (let r = 0; r < RUNS; r++) {
-    out.push(JSON.parse(execFileSync(opts.recheck, [file, "5"], { maxBuffer: 1 << 20 })));
+    out.push(JSON.parse(execFileSync(opts.recheck, [file, "5", mode], { maxBuffer: 1 << 20 })));
   }
   const pick = (k) => median(out.map((o) => o[k]));
   return { load: pick("load"), check: pick("check"), recheck: pick("recheck"), pairs: out[0].pairs, pairsAfter: out[0].pairs_after, moved: out[0].moved };
@@ -454,9 +454,11 @@ async function main() {
         // (triangle–triangle tests and nesting, no LDI) on the CPU worker; the shared scenes.
         const e1 = await pageRun(b, server.url, job.base, "cpu", "exact");
         const e2 = await pageRun(b, isolated.url, job.base, "cpu", "exact");
+        const ne = nativeRecheck(job.file, "exact");
         if (e1.pairs !== three.hits || e2.pairs !== three.hits) console.error(`note - ${job.name}: exact mode found ${e1.pairs} / ${e2.pairs} pairs, three-mesh-bvh ${three.hits}`);
+        const settledExact = e1.movesEngine === null ? ms(e1.movesAnswer) : `${ms(e1.movesAnswer)} (${ms(e1.movesEngine)})`;
         exactRows.push(
-          `| ${job.name} | ${ms(e1.load)} / ${ms(e1.first)} / ${ms(e1.recheck)} | ${ms(e2.load)} / ${ms(e2.first)} / ${ms(e2.recheck)} | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(e1.first / threeFirst).toFixed(2)}× / ${(e2.first / threeFirst).toFixed(2)}× | ${(e2.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${e1.pairs} / ${e2.pairs} / ${three.hits} |`,
+          `| ${job.name} | ${ms(ne.check)} / ${ms(ne.recheck)} | ${ms(e1.load)} / ${ms(e1.first)} / ${ms(e1.recheck)} | ${settledExact} | ${ms(e2.load)} / ${ms(e2.first)} / ${ms(e2.recheck)} | ${ms(three.build)} + ${ms(three.query)} / ${ms(three.requery)} | ${(e1.first / threeFirst).toFixed(2)}× / ${(e2.first / threeFirst).toFixed(2)}× | ${(e2.recheck / Math.max(three.requery, 0.01)).toFixed(1)}× | ${(e1.movesAnswer / Math.max(three.requery, 0.01)).toFixed(1)}× | ${e1.pairs} / ${e2.pairs} / ${ne.pairs} / ${three.hits} |`,
         );
       }
       const gpuCell = gpu ? `${ms(gpu.load)} / ${ms(gpu.first)} / ${ms(gpu.recheck)} (${gpu.backend})` : "not run";
@@ -549,10 +551,10 @@ async function main() {
   console.log("|---|---|---|---|---|---|---|---|");
   for (const r of workerRows) console.log(r);
   console.log("");
-  console.log(`Asked three-mesh-bvh's question (which pairs touch): the widget in its exact mode (mode="exact": triangle–triangle tests and nesting, no LDI; the red edges drawn as in any check) on the CPU worker, one thread and ${threads} threads (isolated): load(), first check() and the re-check after the same move, beside three-mesh-bvh's build + query and re-query; medians, ms:`);
+  console.log(`Asked three-mesh-bvh's question (which pairs touch): the widget in its exact mode (mode="exact": triangle–triangle tests and nesting, no LDI; the red edges drawn as in any check) on the CPU worker, one thread and ${threads} threads (isolated): load(), first check() and the re-check after the same move, and the planner's eight moves in the settled page (setTransform() to check() resolved; in brackets the worker's engine); natively (examples/recheck.rs in exact mode, one thread) a checker's first check and re-check; beside three-mesh-bvh's build + query and re-query; medians, ms:`);
   console.log("");
-  console.log(`| scene | page exact, 1 thread: load / first / re-check | page exact, ${threads} threads: load / first / re-check | three-mesh-bvh: build + query / re-query | page exact first / three build + query: 1 thread / ${threads} threads | page exact ${threads} threads re-check / three re-query | pairs page exact 1 thread / ${threads} threads / three |`);
-  console.log("|---|---|---|---|---|---|---|");
+  console.log(`| scene | native exact, 1 thread: check / re-check | page exact, 1 thread: load / first / re-check | page exact, 1 thread, settled moves: answer (engine) | page exact, ${threads} threads: load / first / re-check | three-mesh-bvh: build + query / re-query | page exact first / three build + query: 1 thread / ${threads} threads | page exact ${threads} threads re-check / three re-query | settled answer / three re-query | pairs page exact 1 thread / ${threads} threads / native / three |`);
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const r of exactRows) console.log(r);
   console.log("");
   console.log("A fresh widget's first check (no scene at start, CPU worker on one thread; load and check one second after it is ready; fresh pages, medians, ms):");
