@@ -22,7 +22,7 @@
 //     (the check without loading) and `load`; and `examples/recheck.rs` (one process, one
 //     thread): the scene loaded, a checker's first check and its re-check after the same move
 //     — what the check worker does — against which a table sets the worker's load, check and
-//     re-check (issue 15 item 2).
+//     re-check (issue 15 item 2); the same in exact mode beside the widget's exact mode.
 //
 // Each page is measured once it has settled: its demo scene checked, the check worker's
 // warm-up done (`checker.warm`; clash-worker.js) and one second more, as when a planner drops
