@@ -349,6 +349,8 @@ impl CheckWorker {
             Some(c) if *c.options() == opts => c,
             slot => slot.insert(crate::check::Checker::new(opts)),
         };
+        // Exact mode's red edges come from the check's own triangle tests.
+        checker.keep_exact_segments(Some(crate::viewer::MAX_SEGMENTS));
         let mut report = checker
             .check_with_progress(&self.session.scene, &mut |d, t, w| p.report(d, t, w))
             .map_err(js_err)?;
@@ -370,11 +372,13 @@ impl CheckWorker {
             return 0.0;
         };
         let ts = crate::clock::now_ms();
-        self.segments = self
-            .segment_cache
-            .segments(&self.session.scene, report, &mut |d, t, w| {
-                p.report(d, t, w)
-            });
+        let checker = self.checker.as_ref();
+        self.segments = self.segment_cache.segments_given(
+            &self.session.scene,
+            report,
+            &|a, b| checker.and_then(|c| c.exact_segments(a, b)),
+            &mut |d, t, w| p.report(d, t, w),
+        );
         let ms = crate::clock::now_ms() - ts;
         report.timings_ms.insert("segments".into(), ms);
         ms

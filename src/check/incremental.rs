@@ -20,7 +20,7 @@ use super::options::{CheckError, CheckOptions, Progress};
 use super::run::{SelfAnswer, SelfKey};
 use crate::mesh::Mesh;
 use crate::report::{PairReport, Report};
-use crate::scene::Scene;
+use crate::scene::{Object, Scene};
 
 /// What a [`Checker`] remembers, keyed by object versions.
 #[derive(Debug, Default)]
@@ -41,7 +41,13 @@ pub(crate) struct Cache {
     /// Self-collision answers (`None`: none), with the mesh they were computed from kept
     /// alive (a part-frame key names the mesh by address).
     pub selfs: SelfCache,
+    /// Exact mode, when the checker keeps them ([`Checker::keep_exact_segments`]): the
+    /// intersection segments of each colliding pair (world coordinates, at most `.0` a pair).
+    pub segments: Option<(usize, ExactSegments)>,
 }
+
+/// Exact mode's intersection segments of colliding pairs by object versions.
+pub(crate) type ExactSegments = HashMap<(u64, u64), Arc<Vec<[glam::Vec3; 2]>>>;
 
 /// Self-collision answers by key (`None`: none), with the mesh each was computed from kept
 /// alive (a part-frame key names the mesh by address).
@@ -55,6 +61,10 @@ impl Cache {
             *self = Cache {
                 opts: Some(opts.clone()),
                 engine,
+                segments: self
+                    .segments
+                    .take()
+                    .map(|(limit, _)| (limit, HashMap::new())),
                 ..Cache::default()
             };
             return;
@@ -63,6 +73,9 @@ impl Cache {
         self.maps.retain(|v, _| live.contains(v));
         self.pairs
             .retain(|(a, b), _| live.contains(a) && live.contains(b));
+        if let Some((_, segments)) = &mut self.segments {
+            segments.retain(|(a, b), _| live.contains(a) && live.contains(b));
+        }
         let meshes: HashSet<usize> = scene
             .objects
             .iter()
@@ -105,6 +118,27 @@ impl Checker {
     /// Change the settings (what was remembered is dropped).
     pub fn set_options(&mut self, opts: CheckOptions) {
         self.opts = opts;
+    }
+
+    /// In exact mode, also keep the intersection segments of every colliding pair (at most
+    /// `limit` a pair; `None`: keep none, the default), found by the same triangle tests as
+    /// the answer: [`Checker::exact_segments`] gives them. The check worker draws them as red
+    /// edges instead of testing the pairs' triangles again.
+    pub fn keep_exact_segments(&mut self, limit: Option<usize>) {
+        if self.cache.segments.as_ref().map(|s| s.0) != limit {
+            // Pairs answered before have no segments: forget them too.
+            self.cache = Cache::default();
+            self.cache.segments = limit.map(|l| (l, HashMap::new()));
+        }
+    }
+
+    /// The intersection segments (world coordinates) of the pair `a`, `b` as the last check
+    /// found them, in exact mode with [`Checker::keep_exact_segments`]: `None` when the pair
+    /// was not found colliding at these objects' versions, or none are kept. `a` and `b` in
+    /// the order the report names them.
+    pub fn exact_segments(&self, a: &Object, b: &Object) -> Option<Arc<Vec<[glam::Vec3; 2]>>> {
+        let (_, segments) = self.cache.segments.as_ref()?;
+        segments.get(&(a.version(), b.version())).cloned()
     }
 
     /// Check `scene`, redoing only what involves objects changed since the last call. The

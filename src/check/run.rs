@@ -16,7 +16,9 @@ use super::incremental::{Cache, SelfCache};
 use super::jobs::{RegionAnswer, RegionJob, Subject};
 use super::options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Progress};
 use crate::clock::now_ms;
-use crate::collide::{mesh_contact, sweep_and_prune, Closest, OverlapUnion, PairSeparation};
+use crate::collide::{
+    mesh_contact, mesh_contact_and_segments, sweep_and_prune, Closest, OverlapUnion, PairSeparation,
+};
 use crate::ldi::{Axis, Region, ViewError};
 use crate::report::{
     DirectionalSeparation, Kind, ObjectReport, PairReport, Report, SelfReport, Stats,
@@ -601,9 +603,20 @@ fn exact_pairs(
         .collect();
     stats.cached_pairs += candidates.len() - todo.len();
     progress(candidates.len() - todo.len(), candidates.len(), "pairs");
+    // With the segments kept (the check worker draws them), the same triangle tests give them.
+    let limit = cache
+        .as_deref()
+        .and_then(|c| c.segments.as_ref().map(|s| s.0));
     let test = |&(i, j): &(usize, usize)| {
         let (a, b) = (&scene.objects[i], &scene.objects[j]);
-        mesh_contact(a.world(), b.world(), (a.is_closed(), b.is_closed()), false)
+        let closed = (a.is_closed(), b.is_closed());
+        match limit {
+            Some(limit) => mesh_contact_and_segments(a.world(), b.world(), closed, limit),
+            None => (
+                mesh_contact(a.world(), b.world(), closed, false),
+                Vec::new(),
+            ),
+        }
     };
     #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]
     let results: Vec<_> = {
@@ -617,7 +630,7 @@ fn exact_pairs(
         let answer = match known {
             Some(answer) => answer,
             None => {
-                let Some((_, c)) = tested.next() else {
+                let Some((_, (c, segments))) = tested.next() else {
                     break; // one result per pair tested
                 };
                 stats.exact_tests += c.tested;
@@ -635,6 +648,9 @@ fn exact_pairs(
                 });
                 if let Some(c) = cache.as_deref_mut() {
                     c.pairs.insert(key(i, j), answer.clone());
+                    if let (Some((_, kept)), true) = (&mut c.segments, answer.is_some()) {
+                        kept.insert(key(i, j), Arc::new(segments));
+                    }
                 }
                 answer
             }

@@ -319,6 +319,24 @@ pub fn contact_segments(a: &Mesh, b: &Mesh, limit: usize) -> Vec<[Vec3; 2]> {
     out
 }
 
+/// [`mesh_contact`] (all crossings) and, from the same triangle tests, the intersection
+/// segments [`contact_segments`] gives (at most `limit`): an exact check that also draws its
+/// red edges tests each triangle pair once.
+pub fn mesh_contact_and_segments(
+    a: &Mesh,
+    b: &Mesh,
+    closed: (bool, bool),
+    limit: usize,
+) -> (ExactContact, Vec<[Vec3; 2]>) {
+    let mut out = Vec::new();
+    let contact = mesh_contact_with(a, b, closed, false, &mut |s| {
+        if out.len() < limit {
+            out.push(s.map(|p| p.as_vec3()));
+        }
+    });
+    (contact, out)
+}
+
 /// The segments where a mesh crosses itself (triangles sharing no vertex), at most `limit`.
 pub fn self_contact_segments(m: &Mesh, limit: usize) -> Vec<[Vec3; 2]> {
     let mut out = Vec::new();

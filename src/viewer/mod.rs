@@ -887,7 +887,7 @@ pub fn segments_for(scene: &Scene, report: &Report) -> Segments {
 }
 
 /// Segments shared between the objects and checks that need them.
-type Shared = Arc<Vec<[Vec3; 2]>>;
+pub type Shared = Arc<Vec<[Vec3; 2]>>;
 
 /// What a set of red edges depends on, so that equal keys share one computation (placements
 /// are invertible affine maps, which map the crossing of two triangles onto the crossing of
@@ -1103,10 +1103,30 @@ impl SegmentCache {
         report: &Report,
         progress: &mut dyn FnMut(usize, usize, &str),
     ) -> Segments {
+        self.segments_given(scene, report, &|_, _| None, progress)
+    }
+
+    /// [`SegmentCache::segments`], taking a pair's segments (world coordinates) from `given`
+    /// where it has them: an exact check's, found by its own triangle tests
+    /// ([`crate::check::Checker::exact_segments`]).
+    pub fn segments_given(
+        &mut self,
+        scene: &Scene,
+        report: &Report,
+        given: &dyn Fn(&Object, &Object) -> Option<Shared>,
+        progress: &mut dyn FnMut(usize, usize, &str),
+    ) -> Segments {
         let (pairs, own) = seg_jobs(scene, report);
+        let given: Vec<Option<Shared>> = pairs
+            .iter()
+            .map(|j| j.b.and_then(|b| given(j.a, b)))
+            .collect();
         let mut queued = HashSet::new();
         let todo: Vec<SegJob<'_>> = pairs
             .iter()
+            .zip(&given)
+            .filter(|(_, g)| g.is_none())
+            .map(|(j, _)| j)
             .chain(&own)
             .filter(|j| !self.known.contains_key(&j.key) && queued.insert(j.key))
             .copied()
@@ -1123,8 +1143,14 @@ impl SegmentCache {
             }
             done += part.len();
         }
+        // In the report's order: each pair's given segments or its key's.
         let mut out = Segments::default();
-        for job in pairs.iter().chain(&own) {
+        let given = given.into_iter().chain(std::iter::repeat(None));
+        for (job, given) in pairs.iter().chain(&own).zip(given) {
+            if let Some(seg) = given {
+                out.pairs.extend_from_slice(&seg);
+                continue;
+            }
             let Some(entry) = known
                 .get(&job.key)
                 .or_else(|| self.known.get(&job.key))
@@ -1383,6 +1409,87 @@ mod tests {
             .filter(|e| ab.contains(&Arc::as_ptr(&e.1)))
             .count();
         assert_eq!((cache.known.len(), kept), (2, 1));
+    }
+
+    #[test]
+    fn an_exact_checks_segments_are_drawn_as_it_found_them() {
+        use crate::check::{Checker, Mode};
+        let mut s = Session::new();
+        s.load(&[
+            file("a.stl", cube_at(0.0)),
+            file("b.stl", cube_at(0.5)),
+            file("c.stl", cube_at(5.0)),
+            file("d.stl", cube_at(5.5)),
+        ]);
+        let opts = CheckOptions {
+            mode: Mode::Exact,
+            ..CheckOptions::default()
+        };
+        // Not kept unless asked for.
+        let mut plain = Checker::new(opts.clone());
+        plain.check(&s.scene).unwrap();
+        let (a, b) = (&s.scene.objects[0], &s.scene.objects[1]);
+        assert!(plain.exact_segments(a, b).is_none());
+
+        let mut checker = Checker::new(opts.clone());
+        checker.keep_exact_segments(Some(MAX_SEGMENTS));
+        // The exact test's segments, per pair in the report's order, and what the cache draws.
+        let expect = |scene: &Scene, r: &Report, checker: &Checker| {
+            let mut want = Vec::new();
+            let mut kept = Vec::new();
+            for p in &r.pairs {
+                let a = &scene.objects[scene.find(&p.a).unwrap()];
+                let b = &scene.objects[scene.find(&p.b).unwrap()];
+                let seg = checker.exact_segments(a, b).unwrap();
+                let fresh = contact_segments(a.world(), b.world(), MAX_SEGMENTS);
+                assert!(!fresh.is_empty());
+                assert_eq!(*seg, fresh, "{} – {}", p.a, p.b);
+                want.extend_from_slice(&fresh);
+                kept.push(seg);
+            }
+            (want, kept)
+        };
+        let r = checker.check(&s.scene).unwrap();
+        assert_eq!(r.pairs.len(), 2);
+        let (want, first) = expect(&s.scene, &r, &checker);
+        let mut cache = SegmentCache::default();
+        let mut seen = Vec::new();
+        let given = |a: &Object, b: &Object| checker.exact_segments(a, b);
+        let seg = cache.segments_given(&s.scene, &r, &given, &mut |d, t, _| seen.push((d, t)));
+        assert_eq!(seg.pairs, want);
+        // Nothing was tested again.
+        assert!(cache.known.is_empty());
+        assert_eq!(seen, vec![(2, 2)]);
+
+        // Move d: only c–d is tested again, and its new segments drawn.
+        s.translate(3, Vec3::new(0.1, 0.0, 0.0)).unwrap();
+        let r = checker.check(&s.scene).unwrap();
+        assert_eq!(r.stats.cached_pairs, 1);
+        let (want, again) = expect(&s.scene, &r, &checker);
+        assert!(Arc::ptr_eq(&first[0], &again[0]));
+        assert!(!Arc::ptr_eq(&first[1], &again[1]));
+        let given = |a: &Object, b: &Object| checker.exact_segments(a, b);
+        let seg = cache.segments_given(&s.scene, &r, &given, &mut |_, _, _| {});
+        assert_eq!(seg.pairs, want);
+
+        // A pair without given segments gets its own, in its place in the report's order.
+        let only_second = |a: &Object, b: &Object| {
+            (a.name == r.pairs[1].a)
+                .then(|| checker.exact_segments(a, b))
+                .flatten()
+        };
+        let seg = cache.segments_given(&s.scene, &r, &only_second, &mut |_, _, _| {});
+        let own_first = segments_for(
+            &s.scene,
+            &Report {
+                pairs: r.pairs[..1].to_vec(),
+                ..Report::default()
+            },
+        );
+        let mut mixed = own_first.pairs.clone();
+        mixed.extend_from_slice(&again[1]);
+        assert_eq!(seg.pairs, mixed);
+        assert_eq!(cache.known.len(), 1);
     }
 
     /// Two overlapping boxes in one closed mesh: it crosses itself along two loops.
