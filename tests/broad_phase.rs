@@ -348,13 +348,11 @@ fn random_near_contact_placements_agree() {
     );
 }
 
-/// A `Checker` remembers answers per object version; after moves it reports what a fresh
-/// check reports, and it answers the unmoved pairs from memory.
-#[test]
-fn incremental_checks_equal_fresh_checks() {
+/// Two cells of the robot hall (seed 9).
+fn two_robot_cells() -> Scene {
     let data = common::data("");
     let robot = robot_cell(|p| std::fs::read(data.join(p)).map_err(|e| e.to_string())).unwrap();
-    let mut scene = Hall::new(
+    Hall::new(
         HallDesc {
             cols: 2,
             rows: 1,
@@ -363,19 +361,30 @@ fn incremental_checks_equal_fresh_checks() {
         &robot,
     )
     .scene()
-    .unwrap();
+    .unwrap()
+}
+
+/// Moves part `k` by `by` and turns part `k + 7` (modulo the parts) about its z axis.
+fn move_and_turn(scene: &mut Scene, k: usize, by: DVec3) {
+    let m = DMat4::from_translation(by) * *scene.objects[k].world_from_object();
+    scene.set_transform(k, m).unwrap();
+    let j = (k + 7) % scene.objects.len();
+    let m = *scene.objects[j].world_from_object() * DMat4::from_rotation_z(0.05);
+    scene.set_transform(j, m).unwrap();
+}
+
+/// A `Checker` remembers answers per object version; after moves it reports what a fresh
+/// check reports, and it answers the unmoved pairs from memory.
+#[test]
+fn incremental_checks_equal_fresh_checks() {
+    let mut scene = two_robot_cells();
     let opts = CheckOptions::default();
     let mut checker = Checker::new(opts.clone());
     let first = checker.check(&scene).unwrap();
     assert_eq!(first.pairs, check(&scene, &opts).unwrap().pairs);
     for (frame, k) in [(0, 3usize), (1, 14), (2, 20)] {
         // Move one part (translation: its self-collision is kept) and turn another.
-        let m = DMat4::from_translation(DVec3::new(0.01, -0.02, 0.005))
-            * *scene.objects[k].world_from_object();
-        scene.set_transform(k, m).unwrap();
-        let j = (k + 7) % scene.objects.len();
-        let m = *scene.objects[j].world_from_object() * DMat4::from_rotation_z(0.05);
-        scene.set_transform(j, m).unwrap();
+        move_and_turn(&mut scene, k, DVec3::new(0.01, -0.02, 0.005));
         let inc = checker.check(&scene).unwrap();
         let fresh = check(&scene, &opts).unwrap();
         assert_eq!(inc.pairs, fresh.pairs, "frame {frame}");
@@ -396,18 +405,7 @@ fn incremental_checks_equal_fresh_checks() {
 /// moves its reports equal fresh exact checks, with fewer triangle tests.
 #[test]
 fn incremental_exact_checks_equal_fresh_checks() {
-    let data = common::data("");
-    let robot = robot_cell(|p| std::fs::read(data.join(p)).map_err(|e| e.to_string())).unwrap();
-    let mut scene = Hall::new(
-        HallDesc {
-            cols: 2,
-            rows: 1,
-            seed: 9,
-        },
-        &robot,
-    )
-    .scene()
-    .unwrap();
+    let mut scene = two_robot_cells();
     let opts = CheckOptions {
         mode: Mode::Exact,
         ..CheckOptions::default()
@@ -421,12 +419,7 @@ fn incremental_exact_checks_equal_fresh_checks() {
     let mut changed = false;
     for (frame, k) in [(0, 3usize), (1, 14), (2, 20)] {
         // Move one part into its neighbours and turn another.
-        let m = DMat4::from_translation(DVec3::new(0.05, -0.04, 0.02))
-            * *scene.objects[k].world_from_object();
-        scene.set_transform(k, m).unwrap();
-        let j = (k + 7) % scene.objects.len();
-        let m = *scene.objects[j].world_from_object() * DMat4::from_rotation_z(0.05);
-        scene.set_transform(j, m).unwrap();
+        move_and_turn(&mut scene, k, DVec3::new(0.05, -0.04, 0.02));
         let inc = checker.check(&scene).unwrap();
         let fresh = check(&scene, &opts).unwrap();
         assert_eq!(inc.pairs, fresh.pairs, "frame {frame}");

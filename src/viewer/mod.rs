@@ -1375,8 +1375,8 @@ mod tests {
         assert_eq!(seg, segments_for(&s.scene, &r));
     }
 
-    #[test]
-    fn the_segment_cache_redoes_only_what_moved() {
+    /// Two pairs of crossing cubes far apart: a–b and c–d.
+    fn two_crossing_pairs() -> Session {
         let mut s = Session::new();
         s.load(&[
             file("a.stl", cube_at(0.0)),
@@ -1384,6 +1384,12 @@ mod tests {
             file("c.stl", cube_at(5.0)),
             file("d.stl", cube_at(5.5)),
         ]);
+        s
+    }
+
+    #[test]
+    fn the_segment_cache_redoes_only_what_moved() {
+        let mut s = two_crossing_pairs();
         let mut cache = SegmentCache::default();
         let r = check(&s.scene, &CheckOptions::default()).unwrap();
         assert_eq!(r.pairs.len(), 2);
@@ -1414,13 +1420,7 @@ mod tests {
     #[test]
     fn an_exact_checks_segments_are_drawn_as_it_found_them() {
         use crate::check::{Checker, Mode};
-        let mut s = Session::new();
-        s.load(&[
-            file("a.stl", cube_at(0.0)),
-            file("b.stl", cube_at(0.5)),
-            file("c.stl", cube_at(5.0)),
-            file("d.stl", cube_at(5.5)),
-        ]);
+        let mut s = two_crossing_pairs();
         let opts = CheckOptions {
             mode: Mode::Exact,
             ..CheckOptions::default()
