@@ -11,9 +11,11 @@
 //   3. both give the same reports (pairs with volumes, depths and pixels, self-collisions,
 //      stats) and the same intersection segments on the demo and the shared scenes, first
 //      check and a re-check after a move;
-//   4. isolated, a pool thread running out of memory (not the worker's own thread, which waits
+//   4. exact mode on KUKA folded, threads and one thread: the same reports, red edges that are
+//      the check's own crossings one for one, and a move re-tests only the moved part's pairs;
+//   5. isolated, a pool thread running out of memory (not the worker's own thread, which waits
 //      for it) shows the error, and a new worker checks again with all its threads;
-//   5. isolated, but dist/threads/ missing: the worker falls back to one thread, says why,
+//   6. isolated, but dist/threads/ missing: the worker falls back to one thread, says why,
 //      and checks.
 //
 // Prints "N passed, M failed"; exits non-zero on any failure (a test that cannot run fails).
@@ -191,6 +193,52 @@ const TESTS = [
         const r = a[k].report;
         console.log(`       ${a[k].name}: ${r.pairs.length} pair(s), ${r.self.length} self, segments ${a[k].segments.join("/")}; check ${a[k].ms.toFixed(0)} ms on ${results.isolated.threads} threads, ${b[k].ms.toFixed(0)} ms on one`);
       }
+    },
+  },
+  {
+    name: "exact mode, threads and one thread: the same reports; its red edges are the check's own crossings, and a move re-tests only the moved part's pairs",
+    async run({ browser, isolated, plain }) {
+      const runs = [];
+      for (const server of [isolated, plain]) {
+        const { page, problems } = await openPage(browser, server.url);
+        const r = await page.evaluate(async () => {
+          const v = document.querySelector("ldi-clash-viewer");
+          v.setAttribute("mode", "exact");
+          const { fetchAll } = await import("/ldi-clash-viewer.js");
+          await v.clear();
+          await v.load(await fetchAll(["/data/kuka_folded/scene.json"]));
+          const first = await v.check();
+          const firstSeg = Array.from(v.viewer.segment_counts());
+          const objects = JSON.parse(v.viewer.objects());
+          const last = objects[objects.length - 1];
+          const m = Array.from(v.viewer.transform(last.name));
+          m[12] += 0.01 * Math.max(...last.max.map((x, i) => x - last.min[i]));
+          v.setTransform(last.name, m);
+          const again = await v.check();
+          return { first, firstSeg, again, againSeg: Array.from(v.viewer.segment_counts()), moved: last.name };
+        });
+        if (problems.length) throw new Error(problems.join("\n"));
+        await page.close();
+        runs.push(r);
+      }
+      const [a, b] = runs;
+      for (const [what, x, y] of [["first", a.first, b.first], ["after the move", a.again, b.again]]) {
+        if (x.mode !== "exact") throw new Error(`${what}: checked in mode ${x.mode}`);
+        if (JSON.stringify(comparable(x)) !== JSON.stringify(comparable(y))) throw new Error(`${what}: the reports on threads and on one thread differ`);
+      }
+      for (const r of runs) {
+        // Every crossing of this scene's pairs gives a segment (none is coplanar): the red
+        // edges drawn are the check's own crossings, one for one, not found again.
+        for (const [what, report, seg] of [["first", r.first, r.firstSeg], ["after the move", r.again, r.againSeg]]) {
+          const crossings = report.pairs.reduce((n, p) => n + p.triangle_pairs, 0);
+          if (report.pairs.length !== 9 || seg[0] !== crossings) throw new Error(`${what}: ${report.pairs.length} pairs, ${seg[0]} pair segments for ${crossings} crossings`);
+        }
+        // The move re-tested only the moved link's pairs; the others were remembered.
+        const involved = r.again.pairs.filter((p) => p.a === r.moved || p.b === r.moved).length;
+        const cached = r.again.stats.cached_pairs;
+        if (!(involved > 0 && cached > 0 && cached + involved <= r.again.stats.candidate_pairs)) throw new Error(`after moving ${r.moved}: ${cached} pairs from memory, ${involved} colliding pairs with it, ${r.again.stats.candidate_pairs} candidates`);
+      }
+      console.log(`       KUKA folded: ${a.first.pairs.length} pairs, ${a.firstSeg[0]} red edges = crossings; after moving ${a.moved}: ${a.again.stats.cached_pairs} of ${a.again.stats.candidate_pairs} candidate pairs from memory, ${a.againSeg[0]} red edges`);
     },
   },
   {
