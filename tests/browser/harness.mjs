@@ -110,6 +110,20 @@ export async function openViewer(page, url, timeout) {
   await page.evaluate(() => document.querySelector("ldi-clash-viewer").ready);
 }
 
+/** For `page.addInitScript` (before the page loads): `window.moveLastPart(v)` moves widget
+ * `v`'s last part by 1% of its world box's largest side along x (as benches/page.mjs and
+ * examples/recheck.rs move it) and returns its name. */
+export function pageHelpers() {
+  window.moveLastPart = (v) => {
+    const objects = JSON.parse(v.viewer.objects());
+    const last = objects[objects.length - 1];
+    const m = Array.from(v.viewer.transform(last.name));
+    m[12] += 0.01 * Math.max(...last.max.map((x, i) => x - last.min[i]));
+    v.setTransform(last.name, m);
+    return last.name;
+  };
+}
+
 /** Throws `what` unless `cond`. */
 export function check(cond, what) {
   if (!cond) throw new Error(what);

@@ -27,7 +27,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
-import { BASE_ARGS, CHROMIUM, ISOLATION_HEADERS, NO_WEBGPU_ARGS, serve } from "./harness.mjs";
+import { BASE_ARGS, CHROMIUM, ISOLATION_HEADERS, NO_WEBGPU_ARGS, pageHelpers, serve } from "./harness.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { values: opts } = parseArgs({
@@ -50,6 +50,7 @@ async function openPage(browser, url) {
   page.on("console", (msg) => {
     if (msg.type() === "error") problems.push(`console.error: ${msg.text()}`);
   });
+  await page.addInitScript(pageHelpers);
   await page.goto(`${url}?backend=cpu`, { waitUntil: "load", timeout: TIMEOUT_MS });
   await page.waitForFunction(() => document.querySelector("ldi-clash-viewer")?.ready, null, { timeout: TIMEOUT_MS });
   await page.evaluate(() => document.querySelector("ldi-clash-viewer").ready);
@@ -109,11 +110,7 @@ function checkAll(page, scenes) {
       await v.clear();
       await v.load(await fetchAll([`/data/${scene}/scene.json`]));
       await take(scene);
-      const objects = JSON.parse(v.viewer.objects());
-      const last = objects[objects.length - 1];
-      const m = Array.from(v.viewer.transform(last.name));
-      m[12] += 0.01 * Math.max(...last.max.map((x, i) => x - last.min[i]));
-      v.setTransform(last.name, m);
+      window.moveLastPart(v);
       await take(`${scene}, after a move`);
     }
     return out;
@@ -209,13 +206,9 @@ const TESTS = [
           await v.load(await fetchAll(["/data/kuka_folded/scene.json"]));
           const first = await v.check();
           const firstSeg = Array.from(v.viewer.segment_counts());
-          const objects = JSON.parse(v.viewer.objects());
-          const last = objects[objects.length - 1];
-          const m = Array.from(v.viewer.transform(last.name));
-          m[12] += 0.01 * Math.max(...last.max.map((x, i) => x - last.min[i]));
-          v.setTransform(last.name, m);
+          const moved = window.moveLastPart(v);
           const again = await v.check();
-          return { first, firstSeg, again, againSeg: Array.from(v.viewer.segment_counts()), moved: last.name };
+          return { first, firstSeg, again, againSeg: Array.from(v.viewer.segment_counts()), moved };
         });
         if (problems.length) throw new Error(problems.join("\n"));
         await page.close();

@@ -30,7 +30,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
-import { BASE_ARGS, CHROMIUM, NO_WEBGPU_ARGS, WEBGPU_ARGS, serve } from "./harness.mjs";
+import { BASE_ARGS, CHROMIUM, NO_WEBGPU_ARGS, WEBGPU_ARGS, pageHelpers, serve } from "./harness.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { values: opts } = parseArgs({
@@ -117,6 +117,7 @@ async function openPage(browser, url) {
   page.on("console", (msg) => {
     if (msg.type() === "error") problems.push(`console.error: ${msg.text()}`);
   });
+  await page.addInitScript(pageHelpers);
   await page.goto(url, { waitUntil: "load", timeout: TIMEOUT_MS });
   // The widget is up (and its src, the demo unless the URL says otherwise, is loaded).
   await page.waitForFunction(() => document.querySelector("ldi-clash-viewer")?.ready, null, { timeout: TIMEOUT_MS });
@@ -333,11 +334,7 @@ const webgpuTests = [
         await v.clear();
         await v.load(window.__files);
         const first = await v.check();
-        const objects = JSON.parse(v.viewer.objects());
-        const last = objects[objects.length - 1];
-        const m = Array.from(v.viewer.transform(last.name));
-        m[12] += 0.01 * Math.max(...last.max.map((x, i) => x - last.min[i]));
-        v.setTransform(last.name, m);
+        const moved = window.moveLastPart(v);
         const again = await v.check();
         // The CPU worker checks the moved scene afresh: the oracle.
         v.setAttribute("backend", "cpu");
@@ -349,7 +346,7 @@ const webgpuTests = [
           ldis: [first.stats.ldis, again.stats.ldis],
           pairs: [keys(first), keys(again), keys(cpu)],
           firstPairs: first.pairs.map((p) => ({ a: p.a, b: p.b })),
-          moved: last.name,
+          moved,
         };
       });
       if (r.backends.join() !== "gpu,gpu,cpu") throw new Error(`backends ${r.backends}`);
