@@ -20,7 +20,7 @@ use glam::{Vec2, Vec3};
 use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "gpu")]
-use crate::check::{check, Backend, CheckOptions};
+use crate::check::{Backend, CheckOptions};
 #[cfg(feature = "gpu")]
 use crate::ldi::{Axis, Region};
 #[cfg(feature = "gpu")]
@@ -1280,9 +1280,9 @@ impl WebViewer {
     /// Run a check on the CPU, here (blocks; the widget prefers [`CheckWorker`]).
     pub fn check_cpu(&mut self, settings: &str) -> Result<String, JsError> {
         let opts = parse_settings(settings)?;
-        let mut report = check(&self.session.scene, &opts).map_err(js_err)?;
+        let (mut report, segments) =
+            crate::viewer::check_with_segments(&self.session.scene, &opts).map_err(js_err)?;
         annotate_report(&self.session.scene, &self.session.units(), &mut report);
-        let segments = segments_for(&self.session.scene, &report);
         let json = to_json(&report)?;
         self.take_result(report, segments);
         Ok(json)

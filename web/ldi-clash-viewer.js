@@ -915,6 +915,10 @@ export class LdiClashViewer extends HTMLElement {
     /** The last check's report as it came and the clash states it was reviewed against (the
      * rules editor reviews it again). */
     this._reviewBase = null;
+    /** The last review `{raw, before, rules, json, shown}`: the engine's report, the clash
+     * states and rules it was reviewed with, the reviewed report, and whether the view and the
+     * list show that (its check completed). */
+    this._lastReview = null;
     /** States of clashes the rules editor moved to `ignored` (a rule removed again gives them back). */
     this._ignoredStates = new Map();
     /** Measuring: on, the points picked so far ({p, object}), the last measurement. */
@@ -1867,6 +1871,7 @@ export class LdiClashViewer extends HTMLElement {
     for (const c of before) if (nowIgnored.has(c.id)) this._ignoredStates.set(c.id, c);
     this._review = new Map(this._statesOf(r).map((c) => [c.id, c]));
     this._report = r;
+    this._lastReview = null; // (the view shows this review, not the check's)
     this.viewer.set_reviewed_report(out);
     if (this._focused && !r.pairs.some((p) => p.id === this._focused)) this.focusClash(null);
     this._renderResults();
@@ -2025,14 +2030,24 @@ export class LdiClashViewer extends HTMLElement {
     const earlier = this.review();
     const before = JSON.stringify(earlier);
     this._reviewBase = { raw, earlier, gen: this._sceneGen };
+    const rules = JSON.stringify(this._rules ?? {});
+    const last = this._lastReview;
+    if (last?.shown && last.raw === raw && last.before === before && last.rules === rules) {
+      // The answer shown, reviewed again from the states its review left unchanged, under
+      // the same rules (`check()` after the check a move started, the same clashes found):
+      // the review (a function of the three) is the one the view and the list show.
+      return { json: last.json, report: JSON.parse(last.json), shown: show, unchanged: true };
+    }
+    this._lastReview = null;
     let out;
     try {
-      const rules = JSON.stringify(this._rules ?? {});
       out = show ? this.viewer.review_and_show(raw, before, rules) : this.wasm.review_report(raw, before, rules);
     } catch (err) {
       this._error(`Clash review failed (statuses not updated): ${err?.message ?? err}`);
       return { json: raw, report: JSON.parse(raw), shown: false };
     }
+    // (Marked shown once its check has put it and its red edges on screen.)
+    this._lastReview = { raw, before, rules, json: out, shown: false };
     const r = JSON.parse(out);
     this._review = new Map(this._statesOf(r).map((c) => [c.id, c]));
     if (JSON.stringify(this.review()) !== before) queueMicrotask(() => this._emit("review", this.review()));
@@ -2088,6 +2103,7 @@ export class LdiClashViewer extends HTMLElement {
     this._review = new Map();
     this._rules = {};
     this._reviewBase = null;
+    this._lastReview = null;
     this._ignoredStates = new Map();
     this._focused = null;
     this.viewer.set_section("", 0, false);
@@ -2363,6 +2379,7 @@ export class LdiClashViewer extends HTMLElement {
         raw = { report: r.report, pairs: r.pair_segments, selves: r.self_segments };
       } else if (this._local) {
         // An animation replaced the scene: the worker does not have it.
+        this._lastReview = null; // (the view takes this check's result itself)
         raw = { report: this.viewer.check_cpu(settings), pairs: null, selves: null };
         lap("page_check");
       } else {
@@ -2430,28 +2447,39 @@ export class LdiClashViewer extends HTMLElement {
       }
       this._raw = state && raw.pairs ? { ...raw, state } : null;
       let report;
+      // The review gave what the view and the list show already (`_reviewed`): neither is
+      // touched.
+      let unchanged = false;
+      // The reviewed report the view now shows with this check's red edges.
+      let onScreen = null;
       if (shown) {
         // Reviewed and listed already: the edges join the tints.
         // (The view holds that report: only the edges go in, unless it was dropped since.)
         if (!this.viewer.apply_segments(raw.pairs, raw.selves)) this.viewer.apply_result(shown.reviewed, raw.pairs, raw.selves);
         lap("page_apply");
         report = shown.report;
+        onScreen = shown.reviewed;
       } else {
         // (check_cpu hands its result to the view itself; the others are shown as reviewed,
         // then their edges go in.)
         const reviewed = this._reviewed(raw.report, !!raw.pairs);
         lap("page_review");
-        if (raw.pairs && !(reviewed.shown && this.viewer.apply_segments(raw.pairs, raw.selves))) this.viewer.apply_result(reviewed.json, raw.pairs, raw.selves);
+        unchanged = reused && !!reviewed.unchanged;
+        if (!unchanged && raw.pairs && !(reviewed.shown && this.viewer.apply_segments(raw.pairs, raw.selves))) this.viewer.apply_result(reviewed.json, raw.pairs, raw.selves);
         lap("page_apply");
         report = reviewed.report;
+        if (raw.pairs) onScreen = reviewed.json;
         lap("page_parse");
       }
+      if (this._lastReview) this._lastReview.shown = onScreen !== null && this._lastReview.json === onScreen;
       this._report = report;
       this._lastMs = performance.now() - t0;
       this._firstCheck = false;
       this._checking = null;
-      // (Listed already when the results came before the edges: the list is the same.)
-      if (!shown) this._renderResults();
+      // (Listed already when the results came before the edges, or by the check before a
+      // reused answer that the review left unchanged: the list is the same.)
+      if (shown || unchanged) this._status();
+      else this._renderResults({ timings: false });
       lap("page_results_list");
       this._redraw();
       lap("page_draw");
@@ -2496,7 +2524,7 @@ export class LdiClashViewer extends HTMLElement {
     lap("page_apply");
     lap("page_parse");
     this._report = report;
-    this._renderResults();
+    this._renderResults({ timings: false });
     lap("page_results_list");
     this._redraw();
     lap("page_draw");
@@ -2786,7 +2814,9 @@ export class LdiClashViewer extends HTMLElement {
     });
   }
 
-  _renderResults() {
+  /** The results list (and the status line; the timings too unless `timings` is false: a
+   * check renders them once its own phases are in). */
+  _renderResults({ timings = true } = {}) {
     const ul = this.$('[data-out="results"]');
     const r = this._report;
     this._status();
@@ -2986,7 +3016,7 @@ export class LdiClashViewer extends HTMLElement {
     this._selfRows = kept._selfRows;
     this._groupRows = groups;
     setChildren(ul, top);
-    this._renderTimings();
+    if (timings) this._renderTimings();
   }
 
   /** The panel's timings: the engine's phases, then the page's (worker transit, review,

@@ -886,6 +886,31 @@ pub fn segments_for(scene: &Scene, report: &Report) -> Segments {
     segments_with_progress(scene, report, &mut |_, _, _| {})
 }
 
+/// A one-shot check of `scene` and the red edges of what it found (the page's own check,
+/// without the worker): in exact mode the segments its triangle tests found (a
+/// [`crate::check::Checker`] that keeps them), so no colliding pair is tested twice;
+/// otherwise [`segments_for`].
+pub fn check_with_segments(
+    scene: &Scene,
+    opts: &crate::check::CheckOptions,
+) -> Result<(Report, Segments), crate::check::CheckError> {
+    if opts.mode != crate::check::Mode::Exact {
+        let report = crate::check::check(scene, opts)?;
+        let segments = segments_for(scene, &report);
+        return Ok((report, segments));
+    }
+    let mut checker = crate::check::Checker::new(opts.clone());
+    checker.keep_exact_segments(Some(MAX_SEGMENTS));
+    let report = checker.check(scene)?;
+    let segments = SegmentCache::default().segments_given(
+        scene,
+        &report,
+        &|a, b| checker.exact_segments(a, b),
+        &mut |_, _, _| {},
+    );
+    Ok((report, segments))
+}
+
 /// Segments shared between the objects and checks that need them.
 pub type Shared = Arc<Vec<[Vec3; 2]>>;
 
@@ -1490,6 +1515,39 @@ mod tests {
         mixed.extend_from_slice(&again[1]);
         assert_eq!(seg.pairs, mixed);
         assert_eq!(cache.known.len(), 1);
+    }
+
+    #[test]
+    fn a_one_shot_exact_check_draws_the_crossings_it_found() {
+        use crate::check::Mode;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/kuka_folded");
+        let text = std::fs::read_to_string(dir.join("scene.json")).unwrap();
+        let file: crate::scene::SceneFile = serde_json::from_str(&text).unwrap();
+        let scene = Scene::from_file(&file, |f| {
+            std::fs::read(dir.join(f)).map_err(|e| e.to_string())
+        })
+        .unwrap();
+        let exact = CheckOptions {
+            mode: Mode::Exact,
+            ..CheckOptions::default()
+        };
+        let (r, seg) = check_with_segments(&scene, &exact).unwrap();
+        assert_eq!(r.pairs, check(&scene, &exact).unwrap().pairs);
+        // The world meshes' crossings, one segment per crossing the report counts (found in
+        // each pair's first part's frame, as in the other modes, they are 14 more here).
+        let mut want = Vec::new();
+        for p in &r.pairs {
+            let a = &scene.objects[scene.find(&p.a).unwrap()];
+            let b = &scene.objects[scene.find(&p.b).unwrap()];
+            want.extend(contact_segments(a.world(), b.world(), MAX_SEGMENTS));
+        }
+        let crossings: u64 = r.pairs.iter().filter_map(|p| p.triangle_pairs).sum();
+        assert_eq!((r.pairs.len(), seg.pairs.len() as u64), (9, crossings));
+        assert_eq!(seg.pairs, want);
+        assert_ne!(segments_for(&scene, &r).pairs.len(), want.len());
+        // Other modes: the segments of the pairs they found.
+        let (r, seg) = check_with_segments(&scene, &CheckOptions::default()).unwrap();
+        assert_eq!(seg, segments_for(&scene, &r));
     }
 
     /// Two overlapping boxes in one closed mesh: it crosses itself along two loops.

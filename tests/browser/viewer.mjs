@@ -30,7 +30,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
-import { BASE_ARGS, CHROMIUM, NO_WEBGPU_ARGS, WEBGPU_ARGS, pageHelpers, serve } from "./harness.mjs";
+import { BASE_ARGS, CHROMIUM, NO_WEBGPU_ARGS, WEBGPU_ARGS, check, pageHelpers, serve } from "./harness.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { values: opts } = parseArgs({
@@ -695,6 +695,85 @@ const webgpuTests = [
       if (problems.length) throw new Error(problems.join("\n"));
       const f = (x) => x.toFixed(1);
       console.log(`       CPU worker: results shown at ${f(t.page_results)} ms, round trip ${f(t.round_trip)} ms = engine ${f(t.total)} + segments ${f(t.segments)} + transit ${f(t.to_worker + t.to_page)} + page ${f(t.page_review + t.page_apply + t.page_parse + t.page_results_list + t.page_draw)} (some while the segments are computed) + …; WebGPU: ${f(r.gpu.round_trip)} ms`);
+      await page.close();
+    },
+  },
+  {
+    name: "check() after a move's check: an answer its review leaves as shown is not shown or listed again; one whose review turns clashes from new to active is",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?scene=data/kuka_folded/scene.json&backend=cpu");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        await v.check();
+        // What the page does to the view and the list, counted.
+        const calls = { list: 0, shown: 0 };
+        const count = (obj, name, key) => {
+          const f = obj[name].bind(obj);
+          obj[name] = (...a) => {
+            calls[key]++;
+            return f(...a);
+          };
+        };
+        count(v, "_renderResults", "list");
+        for (const m of ["apply_result", "apply_segments", "review_and_show", "set_reviewed_report"]) count(v.viewer, m, "shown");
+        const rows = () => [...v.shadowRoot.querySelectorAll('[data-out="results"] li.clash')];
+        const statuses = (rep) => rep.pairs.map((p) => p.status).join(",");
+        const step = async (what) => {
+          const seen = [];
+          const onClash = (e) => seen.push(e.detail);
+          v.addEventListener("clash", onClash);
+          calls.list = 0;
+          calls.shown = 0;
+          await what();
+          const moveCheck = { ...calls };
+          const before = rows();
+          const report = await v.check();
+          v.removeEventListener("clash", onClash);
+          const after = rows();
+          return {
+            move: seen.length > 1 ? statuses(seen[0]) : null,
+            reused: !!report.reused,
+            statuses: statuses(report),
+            rowStatuses: after.map((li) => li.dataset.status).join(","),
+            kept: after.filter((li) => before.includes(li)).length,
+            rows: after.length,
+            moveCheck,
+            again: { list: calls.list - moveCheck.list, shown: calls.shown - moveCheck.shown },
+            pairs: report.pairs.length,
+          };
+        };
+        const nudge = () =>
+          new Promise((done) => {
+            // The move's check: its clash event.
+            v.addEventListener("clash", done, { once: true });
+            const name = JSON.parse(v.viewer.objects())[0].name;
+            const m = Array.from(v.viewer.transform(name));
+            m[12] += 1e-3;
+            v.setTransform(name, m);
+          });
+        // A move that finds the same clashes: its review leaves them active.
+        const same = await step(nudge);
+        // A load: its check finds every clash new; check() after it turns them active.
+        const files = await (await import("/ldi-clash-viewer.js")).fetchAll(["data/kuka_folded/scene.json"]);
+        await v.clear();
+        const loaded = await step(async () => {
+          const first = new Promise((done) => v.addEventListener("clash", done, { once: true }));
+          await v.load(files);
+          await first;
+        });
+        return { same, loaded };
+      });
+      const { same, loaded } = r;
+      check(same.pairs === 9 && same.move !== null, `the move: ${JSON.stringify(same)}`);
+      check(same.reused && same.statuses === same.move && /^(active,)*active$/.test(same.statuses), `check() after the move: ${JSON.stringify(same)}`);
+      check(same.moveCheck.list >= 1 && same.moveCheck.shown >= 1, `the move's check did not list or show its answer: ${JSON.stringify(same)}`);
+      check(same.again.list === 0 && same.again.shown === 0, `check() after the move listed (${same.again.list}) or showed (${same.again.shown}) the same answer again`);
+      check(same.kept === same.rows && same.rowStatuses === same.statuses, `rows after check(): ${JSON.stringify(same)}`);
+      check(loaded.pairs === 9 && /^(new,)*new$/.test(loaded.move ?? ""), `the load's check: ${JSON.stringify(loaded)}`);
+      check(loaded.reused && /^(active,)*active$/.test(loaded.statuses), `check() after the load: ${JSON.stringify(loaded)}`);
+      check(loaded.again.list >= 1 && loaded.again.shown >= 1 && loaded.rowStatuses === loaded.statuses, `check() after the load did not show its review: ${JSON.stringify(loaded)}`);
+      check(problems.length === 0, problems.join("\n"));
+      console.log(`       after a move: ${same.pairs} clashes stay active, check() lists and shows nothing again (${same.kept} of ${same.rows} rows kept); after a load: new → active, listed and shown`);
       await page.close();
     },
   },
