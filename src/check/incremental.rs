@@ -41,6 +41,8 @@ pub(crate) struct Cache {
     /// Self-collision answers (`None`: none), with the mesh they were computed from kept
     /// alive (a part-frame key names the mesh by address).
     pub selfs: SelfCache,
+    /// `convex` mode: whether each object (by version) is convex.
+    pub convex: HashMap<u64, bool>,
     /// Exact mode, when the checker keeps them ([`Checker::keep_exact_segments`]): the
     /// intersection segments of each colliding pair (world coordinates, at most `.0` a pair).
     pub segments: Option<(usize, ExactSegments)>,
@@ -71,6 +73,7 @@ impl Cache {
         }
         let live: HashSet<u64> = scene.objects.iter().map(|o| o.version()).collect();
         self.maps.retain(|v, _| live.contains(v));
+        self.convex.retain(|v, _| live.contains(v));
         self.pairs
             .retain(|(a, b), _| live.contains(a) && live.contains(b));
         if let Some((_, segments)) = &mut self.segments {

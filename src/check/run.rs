@@ -396,6 +396,7 @@ pub(crate) async fn check_engine<E: Engine>(
             &candidates,
             &mut report,
             &mut tally.stats,
+            cache,
         )
         .await?;
         report

@@ -3,6 +3,7 @@
 //! work runs on the GPU's visibility pass (`super::visibility_gpu`, the same answers).
 
 use super::engine::Engine;
+use super::incremental::Cache;
 use super::options::{Axes, CheckError, CheckOptions, Mode};
 use super::run::box_array;
 use crate::ldi::{Axis, Region};
@@ -12,6 +13,13 @@ use crate::scene::{Object, Scene};
 /// `--mode cullide|convex` (issue 4): the pairs of seed 003's CULLIDE + exact tests, or of
 /// seed 001's convex visibility test; with the GPU engine the z-buffer work runs on the
 /// visibility pass (the same answers, tests/visibility_gpu.rs).
+///
+/// With a checker's `cache`, only the pairs with an object changed since are asked about; the
+/// others' answers are the ones remembered. A pair's answer is its two objects' alone in both
+/// modes: seed 001's test looks at the two meshes only, and CULLIDE's culling is conservative
+/// (it never drops a colliding pair), so a pair is reported when its meshes cross or nest,
+/// whatever else is in the scene. (`report.cullide` then counts the culling of the pairs
+/// asked about.)
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn visibility_check<E: Engine>(
     scene: &Scene,
@@ -21,8 +29,23 @@ pub(crate) async fn visibility_check<E: Engine>(
     candidates: &[(usize, usize)],
     report: &mut Report,
     stats: &mut Stats,
+    mut cache: Option<&mut Cache>,
 ) -> Result<(), CheckError> {
     let meshes: Vec<&crate::mesh::Mesh> = scene.objects.iter().map(|o| o.world()).collect();
+    let key = |(i, j): (usize, usize)| (scene.objects[i].version(), scene.objects[j].version());
+    let known: Vec<Option<Option<PairReport>>> = candidates
+        .iter()
+        .map(|&c| cache.as_deref().and_then(|m| m.pairs.get(&key(c)).cloned()))
+        .collect();
+    let todo: Vec<(usize, usize)> = candidates
+        .iter()
+        .zip(&known)
+        .filter(|(_, k)| k.is_none())
+        .map(|(&c, _)| c)
+        .collect();
+    stats.cached_pairs += candidates.len() - todo.len();
+    // The answers of the pairs asked about, by pair.
+    let mut found: std::collections::HashMap<(usize, usize), PairReport> = Default::default();
     let pair_report = |i: usize, j: usize, kind: Kind, tri: Option<u64>| PairReport {
         overlap_box: boxes[i].intersection(&boxes[j]).map(box_array),
         triangle_pairs: tri,
@@ -46,27 +69,37 @@ pub(crate) async fn visibility_check<E: Engine>(
         #[cfg(feature = "gpu")]
         let r = match engine.gpu_context() {
             Some(ctx) => {
-                super::visibility_gpu::cullide_gpu(ctx, &meshes, &closed, candidates, &copts)
-                    .await?
+                super::visibility_gpu::cullide_gpu(ctx, &meshes, &closed, &todo, &copts).await?
             }
-            None => crate::collide::cullide(&meshes, &closed, candidates, &copts)?,
+            None => crate::collide::cullide(&meshes, &closed, &todo, &copts)?,
         };
         #[cfg(not(feature = "gpu"))]
         let r = {
             let _ = engine; // no GPU in this build
-            crate::collide::cullide(&meshes, &closed, candidates, &copts)?
+            crate::collide::cullide(&meshes, &closed, &todo, &copts)?
         };
         stats.exact_tests = r.stats.triangle_tests;
         for p in &r.pairs {
-            report
-                .pairs
-                .push(pair_report(p.a, p.b, Kind::Exact, Some(p.intersecting)));
+            let answer = pair_report(p.a, p.b, Kind::Exact, Some(p.intersecting));
+            found.insert(ordered((p.a, p.b)), answer);
         }
         report.cullide = Some(r.stats);
     } else {
-        let convex: Vec<bool> = meshes
+        // (Convexity is its mesh's alone: remembered per object version.)
+        let convex: Vec<bool> = scene
+            .objects
             .iter()
-            .map(|m| crate::collide::is_convex(m, 1e-4))
+            .zip(&meshes)
+            .map(|(o, m)| {
+                let known = cache.as_deref().and_then(|c| c.convex.get(&o.version()));
+                let convex = known
+                    .copied()
+                    .unwrap_or_else(|| crate::collide::is_convex(m, 1e-4));
+                if let Some(c) = cache.as_deref_mut() {
+                    c.convex.insert(o.version(), convex);
+                }
+                convex
+            })
             .collect();
         for (o, c) in scene.objects.iter().zip(&convex) {
             if !c {
@@ -83,18 +116,46 @@ pub(crate) async fn visibility_check<E: Engine>(
                     ctx,
                     &meshes,
                     &convex,
-                    candidates,
+                    &todo,
                     opts.resolution,
                 )
                 .await?
             }
-            None => crate::collide::convex_pairs(&meshes, &convex, candidates, opts.resolution)?,
+            None => crate::collide::convex_pairs(&meshes, &convex, &todo, opts.resolution)?,
         };
         #[cfg(not(feature = "gpu"))]
-        let r = crate::collide::convex_pairs(&meshes, &convex, candidates, opts.resolution)?;
+        let r = crate::collide::convex_pairs(&meshes, &convex, &todo, opts.resolution)?;
         for p in r.iter().filter(|p| p.intersect) {
-            report.pairs.push(pair_report(p.a, p.b, Kind::Convex, None));
+            found.insert(
+                ordered((p.a, p.b)),
+                pair_report(p.a, p.b, Kind::Convex, None),
+            );
         }
     }
+    // Every candidate's answer, remembered or found, in the order a fresh check lists them:
+    // CULLIDE's ascending pairs, seed 001's candidates' order.
+    let mut answers: Vec<((usize, usize), PairReport)> = Vec::new();
+    for (&c, known) in candidates.iter().zip(known) {
+        let answer = match known {
+            Some(answer) => answer,
+            None => {
+                let answer = found.remove(&ordered(c));
+                if let Some(m) = cache.as_deref_mut() {
+                    m.pairs.insert(key(c), answer.clone());
+                }
+                answer
+            }
+        };
+        answers.extend(answer.map(|a| (ordered(c), a)));
+    }
+    if opts.mode == Mode::Cullide {
+        answers.sort_by_key(|(c, _)| *c);
+    }
+    report.pairs.extend(answers.into_iter().map(|(_, a)| a));
     Ok(())
+}
+
+/// A pair as (lower index, higher index).
+fn ordered((i, j): (usize, usize)) -> (usize, usize) {
+    (i.min(j), i.max(j))
 }
