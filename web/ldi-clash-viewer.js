@@ -915,9 +915,10 @@ export class LdiClashViewer extends HTMLElement {
     /** The last check's report as it came and the clash states it was reviewed against (the
      * rules editor reviews it again). */
     this._reviewBase = null;
-    /** The last review `{raw, before, rules, json, shown}`: the engine's report, the clash
-     * states and rules it was reviewed with, the reviewed report, and whether the view and the
-     * list show that (its check completed). */
+    /** The last review `{raw, before, rules, json, shown, report}`: the engine's report, the
+     * clash states and rules it was reviewed with, the reviewed report, whether the view and
+     * the list show that (its check completed), and the report object its check left in
+     * `_report` (anything that clears or replaces that replaces the object). */
     this._lastReview = null;
     /** States of clashes the rules editor moved to `ignored` (a rule removed again gives them back). */
     this._ignoredStates = new Map();
@@ -2032,10 +2033,11 @@ export class LdiClashViewer extends HTMLElement {
     this._reviewBase = { raw, earlier, gen: this._sceneGen };
     const rules = JSON.stringify(this._rules ?? {});
     const last = this._lastReview;
-    if (last?.shown && last.raw === raw && last.before === before && last.rules === rules) {
+    if (last?.shown && last.report === this._report && last.raw === raw && last.before === before && last.rules === rules) {
       // The answer shown, reviewed again from the states its review left unchanged, under
       // the same rules (`check()` after the check a move started, the same clashes found):
-      // the review (a function of the three) is the one the view and the list show.
+      // the review (a function of the three) is the one the view and the list show (they
+      // show that check's report still: nothing cleared or replaced it since).
       return { json: last.json, report: JSON.parse(last.json), shown: show, unchanged: true };
     }
     this._lastReview = null;
@@ -2471,7 +2473,8 @@ export class LdiClashViewer extends HTMLElement {
         if (raw.pairs) onScreen = reviewed.json;
         lap("page_parse");
       }
-      if (this._lastReview) this._lastReview.shown = onScreen !== null && this._lastReview.json === onScreen;
+      const lr = this._lastReview;
+      if (lr) Object.assign(lr, { shown: onScreen !== null && lr.json === onScreen, report });
       this._report = report;
       this._lastMs = performance.now() - t0;
       this._firstCheck = false;

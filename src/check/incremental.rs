@@ -92,6 +92,39 @@ impl Cache {
     }
 }
 
+/// Per candidate pair, its remembered answer: `None` when not remembered, `Some(None)` when
+/// apart.
+pub(crate) type Remembered = Vec<Option<Option<PairReport>>>;
+
+/// A pair's key in [`Cache::pairs`]: its two objects' versions.
+pub(crate) fn pair_key(scene: &Scene, (i, j): (usize, usize)) -> (u64, u64) {
+    (scene.objects[i].version(), scene.objects[j].version())
+}
+
+/// The candidates' remembered answers (`None`: not remembered; `Some(None)`: apart) and the
+/// candidates to ask about (those not remembered), counted in `stats.cached_pairs`: a
+/// checker's re-check asks only about the pairs with an object that changed since (the
+/// planner's move).
+pub(crate) fn remembered_pairs(
+    cache: Option<&Cache>,
+    scene: &Scene,
+    candidates: &[(usize, usize)],
+    stats: &mut crate::report::Stats,
+) -> (Remembered, Vec<(usize, usize)>) {
+    let known: Remembered = candidates
+        .iter()
+        .map(|&c| cache.and_then(|m| m.pairs.get(&pair_key(scene, c)).cloned()))
+        .collect();
+    let todo: Vec<(usize, usize)> = candidates
+        .iter()
+        .zip(&known)
+        .filter(|(_, k)| k.is_none())
+        .map(|(&c, _)| c)
+        .collect();
+    stats.cached_pairs += candidates.len() - todo.len();
+    (known, todo)
+}
+
 /// What makes two placements' coarse maps translates of one another: the mesh (by address;
 /// the entry keeps it alive), the placement's linear part (bits) and whether the solid is in.
 pub(crate) type BaseKey = (usize, [u64; 9], bool);

@@ -587,22 +587,11 @@ fn exact_pairs(
     progress: Progress<'_>,
 ) {
     progress(0, candidates.len(), "pairs");
-    let key = |i: usize, j: usize| (scene.objects[i].version(), scene.objects[j].version());
+    let key = |i: usize, j: usize| super::incremental::pair_key(scene, (i, j));
     // A checker's re-check tests only the pairs with an object that changed since (the
     // planner's move); the others' answers are the ones remembered.
-    let remembered = |&(i, j): &(usize, usize)| {
-        cache
-            .as_deref()
-            .and_then(|c| c.pairs.get(&key(i, j)).cloned())
-    };
-    let known: Vec<Option<Option<PairReport>>> = candidates.iter().map(remembered).collect();
-    let todo: Vec<(usize, usize)> = candidates
-        .iter()
-        .zip(&known)
-        .filter(|(_, k)| k.is_none())
-        .map(|(&c, _)| c)
-        .collect();
-    stats.cached_pairs += candidates.len() - todo.len();
+    let (known, todo) =
+        super::incremental::remembered_pairs(cache.as_deref(), scene, candidates, stats);
     progress(candidates.len() - todo.len(), candidates.len(), "pairs");
     // With the segments kept (the check worker draws them), the same triangle tests give them.
     let limit = cache

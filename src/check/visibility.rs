@@ -3,7 +3,7 @@
 //! work runs on the GPU's visibility pass (`super::visibility_gpu`, the same answers).
 
 use super::engine::Engine;
-use super::incremental::Cache;
+use super::incremental::{pair_key, remembered_pairs, Cache};
 use super::options::{Axes, CheckError, CheckOptions, Mode};
 use super::run::box_array;
 use crate::ldi::{Axis, Region};
@@ -32,18 +32,7 @@ pub(crate) async fn visibility_check<E: Engine>(
     mut cache: Option<&mut Cache>,
 ) -> Result<(), CheckError> {
     let meshes: Vec<&crate::mesh::Mesh> = scene.objects.iter().map(|o| o.world()).collect();
-    let key = |(i, j): (usize, usize)| (scene.objects[i].version(), scene.objects[j].version());
-    let known: Vec<Option<Option<PairReport>>> = candidates
-        .iter()
-        .map(|&c| cache.as_deref().and_then(|m| m.pairs.get(&key(c)).cloned()))
-        .collect();
-    let todo: Vec<(usize, usize)> = candidates
-        .iter()
-        .zip(&known)
-        .filter(|(_, k)| k.is_none())
-        .map(|(&c, _)| c)
-        .collect();
-    stats.cached_pairs += candidates.len() - todo.len();
+    let (known, todo) = remembered_pairs(cache.as_deref(), scene, candidates, stats);
     // The answers of the pairs asked about, by pair.
     let mut found: std::collections::HashMap<(usize, usize), PairReport> = Default::default();
     let pair_report = |i: usize, j: usize, kind: Kind, tri: Option<u64>| PairReport {
@@ -141,7 +130,7 @@ pub(crate) async fn visibility_check<E: Engine>(
             None => {
                 let answer = found.remove(&ordered(c));
                 if let Some(m) = cache.as_deref_mut() {
-                    m.pairs.insert(key(c), answer.clone());
+                    m.pairs.insert(pair_key(scene, c), answer.clone());
                 }
                 answer
             }

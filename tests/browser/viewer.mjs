@@ -699,7 +699,7 @@ const webgpuTests = [
     },
   },
   {
-    name: "check() after a move's check: an answer its review leaves as shown is not shown or listed again; one whose review turns clashes from new to active is",
+    name: "check() after a move's check: an answer its review leaves as shown is not shown or listed again; one whose review turns clashes from new to active is, and so is one no longer shown (collision display off)",
     async run(browser) {
       const { page, problems } = await openPage(browser, "/?scene=data/kuka_folded/scene.json&backend=cpu");
       const r = await page.evaluate(async () => {
@@ -753,6 +753,18 @@ const webgpuTests = [
           });
         // A move that finds the same clashes: its review leaves them active.
         const same = await step(nudge);
+        // After a move's check, collision display turned off (the list emptied, the view's
+        // result dropped): check() shows its answer again.
+        await nudge();
+        const collide = v.shadowRoot.querySelector('[name="collide"]');
+        collide.click();
+        const emptied = rows().length;
+        calls.list = 0;
+        calls.shown = 0;
+        const shownAgain = await v.check();
+        const off = { emptied, rows: rows().length, pairs: shownAgain.pairs.length, reused: !!shownAgain.reused, ...calls };
+        collide.click();
+        await v.check();
         // A load: its check finds every clash new; check() after it turns them active.
         const files = await (await import("/ldi-clash-viewer.js")).fetchAll(["data/kuka_folded/scene.json"]);
         await v.clear();
@@ -761,9 +773,10 @@ const webgpuTests = [
           await v.load(files);
           await first;
         });
-        return { same, loaded };
+        return { same, off, loaded };
       });
-      const { same, loaded } = r;
+      const { same, off, loaded } = r;
+      check(off.emptied === 0 && off.reused && off.rows === off.pairs && off.pairs === 9 && off.list >= 1 && off.shown >= 1, `check() with collision display off after a move's check: ${JSON.stringify(off)}`);
       check(same.pairs === 9 && same.move !== null, `the move: ${JSON.stringify(same)}`);
       check(same.reused && same.statuses === same.move && /^(active,)*active$/.test(same.statuses), `check() after the move: ${JSON.stringify(same)}`);
       check(same.moveCheck.list >= 1 && same.moveCheck.shown >= 1, `the move's check did not list or show its answer: ${JSON.stringify(same)}`);
@@ -773,7 +786,7 @@ const webgpuTests = [
       check(loaded.reused && /^(active,)*active$/.test(loaded.statuses), `check() after the load: ${JSON.stringify(loaded)}`);
       check(loaded.again.list >= 1 && loaded.again.shown >= 1 && loaded.rowStatuses === loaded.statuses, `check() after the load did not show its review: ${JSON.stringify(loaded)}`);
       check(problems.length === 0, problems.join("\n"));
-      console.log(`       after a move: ${same.pairs} clashes stay active, check() lists and shows nothing again (${same.kept} of ${same.rows} rows kept); after a load: new → active, listed and shown`);
+      console.log(`       after a move: ${same.pairs} clashes stay active, check() lists and shows nothing again (${same.kept} of ${same.rows} rows kept); with collision display off, shown again (${off.rows} rows); after a load: new → active, listed and shown`);
       await page.close();
     },
   },
