@@ -16,9 +16,7 @@ use super::incremental::{Cache, SelfCache};
 use super::jobs::{RegionAnswer, RegionJob, Subject};
 use super::options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Progress};
 use crate::clock::now_ms;
-use crate::collide::{
-    mesh_contact, mesh_contact_and_segments, sweep_and_prune, Closest, OverlapUnion, PairSeparation,
-};
+use crate::collide::{sweep_and_prune, Closest, OverlapUnion, PairSeparation};
 use crate::ldi::{Axis, Region, ViewError};
 use crate::report::{
     DirectionalSeparation, Kind, ObjectReport, PairReport, Report, SelfReport, Stats,
@@ -600,12 +598,12 @@ fn exact_pairs(
     let test = |&(i, j): &(usize, usize)| {
         let (a, b) = (&scene.objects[i], &scene.objects[j]);
         let closed = (a.is_closed(), b.is_closed());
+        // (The world boxes of runs of triangles skip what lies outside the two boxes' overlap.)
+        let pair = crate::collide::ExactPair::new(a.world(), b.world(), closed)
+            .with_runs(a.run_boxes(), b.run_boxes());
         match limit {
-            Some(limit) => mesh_contact_and_segments(a.world(), b.world(), closed, limit),
-            None => (
-                mesh_contact(a.world(), b.world(), closed, false),
-                Vec::new(),
-            ),
+            Some(limit) => pair.contact_and_segments(limit),
+            None => (pair.contact(false), Vec::new()),
         }
     };
     #[cfg(any(not(target_arch = "wasm32"), feature = "threads"))]

@@ -290,15 +290,28 @@ impl ExactContact {
     }
 }
 
-/// Boxes of the triangles of `m` that touch `region`, with their indices.
-fn boxes_in(m: &Mesh, region: &Region) -> Vec<(Region, usize)> {
-    (0..m.triangles.len())
-        .filter_map(|t| {
-            let c = m.corners(t);
-            let r = Region::around(c)?;
-            r.overlaps(region).then_some((r, t))
-        })
-        .collect()
+/// Boxes of the triangles of `m` that touch `region`, with their indices, in order. With
+/// `runs` (the boxes of runs of [`crate::raster::BOX_RUN`] consecutive triangles,
+/// [`crate::raster::run_boxes`]) a run whose box misses `region` is skipped whole: a
+/// triangle's box lies in its run's, so it would have missed too.
+fn boxes_in(m: &Mesh, runs: Option<RunBoxes<'_>>, region: &Region) -> Vec<(Region, usize)> {
+    let tri = |t: usize| {
+        let r = Region::around(m.corners(t))?;
+        r.overlaps(region).then_some((r, t))
+    };
+    let n = m.triangles.len();
+    match runs {
+        Some(runs) if runs.len() == n.div_ceil(crate::raster::BOX_RUN) => runs
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| Region::new(b[0], b[1]).overlaps(region))
+            .flat_map(|(k, _)| {
+                let first = k * crate::raster::BOX_RUN;
+                (first..(first + crate::raster::BOX_RUN).min(n)).filter_map(tri)
+            })
+            .collect(),
+        _ => (0..n).filter_map(tri).collect(),
+    }
 }
 
 /// Exact test of two world-space meshes. With `first_only` it stops at the first crossing.
@@ -328,13 +341,58 @@ pub fn mesh_contact_and_segments(
     closed: (bool, bool),
     limit: usize,
 ) -> (ExactContact, Vec<[Vec3; 2]>) {
-    let mut out = Vec::new();
-    let contact = mesh_contact_with(a, b, closed, false, &mut |s| {
-        if out.len() < limit {
-            out.push(s.map(|p| p.as_vec3()));
+    ExactPair::new(a, b, closed).contact_and_segments(limit)
+}
+
+/// Two world-space meshes for an exact test, with what speeds it up where the caller has it.
+#[derive(Debug, Clone, Copy)]
+pub struct ExactPair<'a> {
+    a: &'a Mesh,
+    b: &'a Mesh,
+    closed: (bool, bool),
+    runs: (Option<RunBoxes<'a>>, Option<RunBoxes<'a>>),
+}
+
+/// The boxes of runs of [`crate::raster::BOX_RUN`] consecutive triangles of a mesh.
+type RunBoxes<'a> = &'a [[Vec3; 2]];
+
+impl<'a> ExactPair<'a> {
+    /// The meshes and whether each is closed (then nesting is tested too).
+    pub fn new(a: &'a Mesh, b: &'a Mesh, closed: (bool, bool)) -> Self {
+        Self {
+            a,
+            b,
+            closed,
+            runs: (None, None),
         }
-    });
-    (contact, out)
+    }
+
+    /// With the boxes of runs of [`crate::raster::BOX_RUN`] consecutive triangles of each
+    /// mesh ([`crate::scene::Object::run_boxes`], [`crate::raster::run_boxes`]): the triangles
+    /// of runs outside the two meshes' common box are not looked at (the same answer; boxes
+    /// that do not fit their mesh are not used).
+    pub fn with_runs(self, a: &'a [[Vec3; 2]], b: &'a [[Vec3; 2]]) -> Self {
+        Self {
+            runs: (Some(a), Some(b)),
+            ..self
+        }
+    }
+
+    /// [`mesh_contact`] (`first_only`: stop at the first crossing).
+    pub fn contact(&self, first_only: bool) -> ExactContact {
+        mesh_contact_runs(self, first_only, &mut |_| {})
+    }
+
+    /// [`mesh_contact_and_segments`].
+    pub fn contact_and_segments(&self, limit: usize) -> (ExactContact, Vec<[Vec3; 2]>) {
+        let mut out = Vec::new();
+        let contact = mesh_contact_runs(self, false, &mut |s| {
+            if out.len() < limit {
+                out.push(s.map(|p| p.as_vec3()));
+            }
+        });
+        (contact, out)
+    }
 }
 
 /// The segments where a mesh crosses itself (triangles sharing no vertex), at most `limit`.
@@ -355,6 +413,15 @@ fn mesh_contact_with(
     first_only: bool,
     sink: &mut dyn FnMut([DVec3; 2]),
 ) -> ExactContact {
+    mesh_contact_runs(&ExactPair::new(a, b, closed), first_only, sink)
+}
+
+fn mesh_contact_runs(
+    pair: &ExactPair<'_>,
+    first_only: bool,
+    sink: &mut dyn FnMut([DVec3; 2]),
+) -> ExactContact {
+    let (a, b, closed) = (pair.a, pair.b, pair.closed);
     let mut out = ExactContact::default();
     let (Some(ra), Some(rb)) = (a.aabb(), b.aabb()) else {
         return out;
@@ -363,8 +430,8 @@ fn mesh_contact_with(
     let Some(common) = ra.intersection(&rb) else {
         return out;
     };
-    let ta = boxes_in(a, &common);
-    let tb = boxes_in(b, &common);
+    let ta = boxes_in(a, pair.runs.0, &common);
+    let tb = boxes_in(b, pair.runs.1, &common);
     // A uniform grid over the common box holds B's triangle boxes; each triangle of A visits
     // the cells its box reaches, and a candidate is tested in one cell only: the one holding
     // the lower corner of the two boxes' common part.
@@ -769,6 +836,56 @@ mod tests {
             .map(|k| [3 * k, 3 * k + 1, 3 * k + 2])
             .collect();
         Mesh::new(positions, triangles)
+    }
+
+    #[test]
+    fn run_boxes_skip_triangles_without_changing_the_answer() {
+        use crate::raster::run_boxes;
+        for seed in 0..6 {
+            // A long strip of soups in a row (as meshes list neighbouring triangles near each
+            // other) and a small soup near one end: most runs miss their common box.
+            let mut a = Mesh::default();
+            for k in 0..20 {
+                let lo = Vec3::new(k as f32, 0.0, 0.0);
+                a.append(&soup(seed + k, 96, lo, lo + Vec3::ONE, false));
+            }
+            let b = soup(
+                seed + 50,
+                300,
+                Vec3::splat(0.2),
+                Vec3::new(2.0, 1.2, 1.2),
+                false,
+            );
+            let (ra, rb) = (
+                run_boxes(&a.positions, &a.triangles),
+                run_boxes(&b.positions, &b.triangles),
+            );
+            let common = Region::new(Vec3::splat(0.2), Vec3::new(2.0, 1.0, 1.0));
+            let all = boxes_in(&a, None, &common);
+            assert_eq!(boxes_in(&a, Some(&ra), &common), all, "seed {seed}");
+            // (A run's boxes must fit its mesh, else they are not used.)
+            assert_eq!(boxes_in(&a, Some(&ra[1..]), &common), all);
+            let runs_met = ra
+                .iter()
+                .filter(|r| Region::new(r[0], r[1]).overlaps(&common))
+                .count();
+            assert!(
+                runs_met * 4 < ra.len(),
+                "seed {seed}: {runs_met} of {} runs",
+                ra.len()
+            );
+            let plain = ExactPair::new(&a, &b, (false, false));
+            let fast = plain.with_runs(&ra, &rb);
+            let (c, seg) = fast.contact_and_segments(usize::MAX);
+            assert!(c.intersecting > 0, "seed {seed}");
+            assert_eq!(
+                (c.clone(), seg.clone()),
+                plain.contact_and_segments(usize::MAX)
+            );
+            assert_eq!(c, mesh_contact(&a, &b, (false, false), false));
+            assert_eq!(seg, contact_segments(&a, &b, usize::MAX));
+            assert_eq!(fast.contact(true).intersecting, 1);
+        }
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub use broad::{sweep_and_prune, IncrementalSap};
 pub use distance::{closest_between_segments, closest_on_triangle, triangle_distance, Closest};
 pub use exact::{
     contact_segments, mesh_contact, mesh_contact_and_segments, mesh_self_contact, point_in_mesh,
-    self_contact_segments, tri_tri_intersection, ExactContact, TriTri,
+    self_contact_segments, tri_tri_intersection, ExactContact, ExactPair, TriTri,
 };
 pub use pair::{analyse_pair, PairAnalysis};
 pub use self_cullide::{self_cullide, SelfCullideResult, SelfCullideStats};
