@@ -371,7 +371,7 @@ impl<'a> ExactPair<'a> {
     /// mesh ([`crate::scene::Object::run_boxes`], [`crate::raster::run_boxes`]): the triangles
     /// of runs outside the two meshes' common box are not looked at (the same answer; boxes
     /// that do not fit their mesh are not used).
-    pub fn with_runs(self, a: &'a [[Vec3; 2]], b: &'a [[Vec3; 2]]) -> Self {
+    pub fn with_runs(self, a: RunBoxes<'a>, b: RunBoxes<'a>) -> Self {
         Self {
             runs: (Some(a), Some(b)),
             ..self
