@@ -317,19 +317,15 @@ fn boxes_in(m: &Mesh, runs: Option<RunBoxes<'_>>, region: &Region) -> Vec<(Regio
 /// Exact test of two world-space meshes. With `first_only` it stops at the first crossing.
 /// `closed` says whether each mesh is closed (then containment is tested too).
 pub fn mesh_contact(a: &Mesh, b: &Mesh, closed: (bool, bool), first_only: bool) -> ExactContact {
-    mesh_contact_with(a, b, closed, first_only, &mut |_| {})
+    ExactPair::new(a, b, closed).contact(first_only)
 }
 
 /// The intersection segments of two world-space meshes (what the viewer draws as red
 /// intersection edges), at most `limit` of them. Coplanar overlaps have no segment.
 pub fn contact_segments(a: &Mesh, b: &Mesh, limit: usize) -> Vec<[Vec3; 2]> {
-    let mut out = Vec::new();
-    mesh_contact_with(a, b, (false, false), false, &mut |s| {
-        if out.len() < limit {
-            out.push(s.map(|p| p.as_vec3()));
-        }
-    });
-    out
+    ExactPair::new(a, b, (false, false))
+        .contact_and_segments(limit)
+        .1
 }
 
 /// [`mesh_contact`] (all crossings) and, from the same triangle tests, the intersection
@@ -406,16 +402,7 @@ pub fn self_contact_segments(m: &Mesh, limit: usize) -> Vec<[Vec3; 2]> {
     out
 }
 
-fn mesh_contact_with(
-    a: &Mesh,
-    b: &Mesh,
-    closed: (bool, bool),
-    first_only: bool,
-    sink: &mut dyn FnMut([DVec3; 2]),
-) -> ExactContact {
-    mesh_contact_runs(&ExactPair::new(a, b, closed), first_only, sink)
-}
-
+/// The exact test of a pair; `sink` takes each crossing's segment.
 fn mesh_contact_runs(
     pair: &ExactPair<'_>,
     first_only: bool,

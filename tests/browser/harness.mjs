@@ -112,7 +112,7 @@ export async function openViewer(page, url, timeout) {
 
 /** For `page.addInitScript` (before the page loads): `window.moveLastPart(v)` moves widget
  * `v`'s last part by 1% of its world box's largest side along x (as benches/page.mjs and
- * examples/recheck.rs move it) and returns its name. */
+ * examples/recheck.rs move it) and returns its name; `window.nudgeFirstPart(v)` below. */
 export function pageHelpers() {
   window.moveLastPart = (v) => {
     const objects = JSON.parse(v.viewer.objects());
@@ -121,6 +121,14 @@ export function pageHelpers() {
     m[12] += 0.01 * Math.max(...last.max.map((x, i) => x - last.min[i]));
     v.setTransform(last.name, m);
     return last.name;
+  };
+  // `window.nudgeFirstPart(v)`: widget `v`'s first part moved by 0.001 along x; its name.
+  window.nudgeFirstPart = (v) => {
+    const name = JSON.parse(v.viewer.objects())[0].name;
+    const m = Array.from(v.viewer.transform(name));
+    m[12] += 1e-3;
+    v.setTransform(name, m);
+    return name;
   };
 }
 

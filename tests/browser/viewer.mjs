@@ -620,10 +620,7 @@ const webgpuTests = [
         v.addEventListener("clash", (e) => seen.push(e.detail));
         // A move starts a check; check() right after it takes that check's answer again.
         const nudge = () => {
-          const name = JSON.parse(v.viewer.objects())[0].name;
-          const m = Array.from(v.viewer.transform(name));
-          m[12] += 1e-3;
-          v.setTransform(name, m);
+          window.nudgeFirstPart(v);
           return v.check();
         };
         const gpuLast = await nudge();
@@ -746,10 +743,7 @@ const webgpuTests = [
           new Promise((done) => {
             // The move's check: its clash event.
             v.addEventListener("clash", done, { once: true });
-            const name = JSON.parse(v.viewer.objects())[0].name;
-            const m = Array.from(v.viewer.transform(name));
-            m[12] += 1e-3;
-            v.setTransform(name, m);
+            window.nudgeFirstPart(v);
           });
         // A move that finds the same clashes: its review leaves them active.
         const same = await step(nudge);
