@@ -10,7 +10,9 @@
 #   several threads where the page is cross-origin isolated, one elsewhere, same reports:
 #   tests/browser/threads.mjs), the clash review test (tests/browser/review.mjs, with the BCF
 #   reader of target/bcf-venv), the look tools and rules editor test (tests/browser/look.mjs:
-#   section plane, measuring, ignore rules), and a short run of every fuzz target.
+#   section plane, measuring, ignore rules), the 3.1 M-triangle robot hall loaded in the page in
+#   tiles and checked whole (tests/browser/hall.mjs --tiles: the merged pairs and
+#   self-collisions equal `ldiclash check`'s), and a short run of every fuzz target.
 #
 # Usage: scripts/test.sh
 # Env:   FUZZ_SECONDS  seconds per fuzz target (default 15)
@@ -139,13 +141,16 @@ section gpu-web "GPU pipeline in headless Chromium (WebGPU on SwiftShader) vs th
 # chromedriver with the flags in webdriver.json. Native GPU tests (lavapipe) ran in [test].
 CHROMEDRIVER=/usr/bin/chromedriver run cargo test --target wasm32-unknown-unknown --test gpu_web
 
-section web "trunk build --release + headless Chromium: smoke test, viewer and widget tests, threads, clash review, look tools"
+section web "trunk build --release + headless Chromium: smoke test, viewer and widget tests, threads, clash review, look tools, a hall in tiles"
 run trunk build --release
 run node tests/browser/smoke.mjs
 run node tests/browser/viewer.mjs
 run node tests/browser/threads.mjs
 run node tests/browser/review.mjs
 run node tests/browser/look.mjs
+# A factory hall (3.1 M triangles) planned for 100 MB of wasm memory: eight tiles loaded and
+# checked in the page, merged, against the native check of the whole hall.
+run node tests/browser/hall.mjs --only 3M --tiles 100
 
 section fuzz "fuzz smoke: ${FUZZ_SECONDS}s per target (cargo fuzz, -s none)"
 if [[ ! -f fuzz/Cargo.toml ]]; then

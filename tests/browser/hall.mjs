@@ -194,6 +194,8 @@ async function measureTiles(browser, name, budget) {
     if (msg.type() === "error") problems.push(`console.error: ${msg.text()}`);
   });
   await page.goto("/?backend=cpu", { timeout: TIMEOUT_MS });
+  // The widget's methods exist once its module has defined the element (it loads after goto).
+  await page.waitForFunction(() => document.querySelector("ldi-clash-viewer")?.ready, null, { timeout: TIMEOUT_MS });
   const r = await page.evaluate(
     async ([name, budget, timeout]) => {
       const v = document.querySelector("ldi-clash-viewer");
