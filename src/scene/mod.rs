@@ -232,7 +232,7 @@ pub enum SceneError {
     )]
     BadTransform(String),
     /// The mesh has NaN or infinite coordinates.
-    #[error("object '{name}': {count} vertices have NaN or infinite coordinates; fix the mesh")]
+    #[error("object '{name}': {count} {} NaN or infinite coordinates (or beyond ±3.4e38, more than single precision holds); fix the mesh", vertices_have(*.count))]
     NonFinite {
         /// Object name.
         name: String,
@@ -252,6 +252,15 @@ pub enum SceneError {
     /// The mesh has no triangles.
     #[error("object '{0}' has no triangles")]
     Empty(String),
+}
+
+/// "vertex has" or "vertices have", for `n` vertices.
+fn vertices_have(n: usize) -> &'static str {
+    if n == 1 {
+        "vertex has"
+    } else {
+        "vertices have"
+    }
 }
 
 /// One entry of a scene file.
