@@ -98,6 +98,8 @@ pub(super) struct Near {
     grid: HashMap<(i64, i64, i64), Vec<u32>>,
     /// The grid's cell side.
     size: f64,
+    /// The least and greatest cell keys the grid holds.
+    keys: [(i64, i64, i64); 2],
 }
 
 impl Near {
@@ -140,9 +142,16 @@ impl Near {
             tb,
             grid: HashMap::new(),
             size,
+            keys: [
+                (i64::MAX, i64::MAX, i64::MAX),
+                (i64::MIN, i64::MIN, i64::MIN),
+            ],
         };
         for (k, t) in near.tb.iter().enumerate() {
             let (lo, hi) = (near.key(t.lo), near.key(t.hi));
+            let [kl, kh] = &mut near.keys;
+            *kl = (kl.0.min(lo.0), kl.1.min(lo.1), kl.2.min(lo.2));
+            *kh = (kh.0.max(hi.0), kh.1.max(hi.1), kh.2.max(hi.2));
             for x in lo.0..=hi.0 {
                 for y in lo.1..=hi.1 {
                     for z in lo.2..=hi.2 {
@@ -171,23 +180,57 @@ impl Near {
         mut f: impl FnMut(&[DVec3; 3], &[DVec3; 3], &mut f64) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         let mut seen = vec![u32::MAX; self.tb.len()];
+        // The grid's keys in visiting order (x, then y, then z), for a box reaching over more
+        // cells than the grid holds (a triangle far larger than the other mesh's).
+        let mut held: Option<Vec<(i64, i64, i64)>> = None;
+        let [kl, kh] = self.keys;
         for (i, t) in self.ta.iter().enumerate() {
             let g = DVec3::splat(limit);
             let (lo, hi) = (self.key(t.lo - g), self.key(t.hi + g));
+            // The cells reached, cut to those the grid holds.
+            let (lo, hi) = (
+                (lo.0.max(kl.0), lo.1.max(kl.1), lo.2.max(kl.2)),
+                (hi.0.min(kh.0), hi.1.min(kh.1), hi.2.min(kh.2)),
+            );
+            let len = |a: i64, b: i64| (i128::from(b) - i128::from(a) + 1).max(0);
+            let reached = len(lo.0, hi.0)
+                .saturating_mul(len(lo.1, hi.1))
+                .saturating_mul(len(lo.2, hi.2));
+            let mut visit = |key: (i64, i64, i64), limit: &mut f64| -> ControlFlow<()> {
+                for &k in self.grid.get(&key).map_or(&[][..], Vec::as_slice) {
+                    if seen[k as usize] == i as u32 {
+                        continue;
+                    }
+                    seen[k as usize] = i as u32;
+                    let u = &self.tb[k as usize];
+                    if box_gap(t.lo, t.hi, u.lo, u.hi) > *limit {
+                        continue;
+                    }
+                    f(&t.p, &u.p, limit)?;
+                }
+                ControlFlow::Continue(())
+            };
+            if reached > self.grid.len() as i128 {
+                // The same cells in the same order, from the grid's own keys.
+                let keys = held.get_or_insert_with(|| {
+                    let mut k: Vec<_> = self.grid.keys().copied().collect();
+                    k.sort_unstable();
+                    k
+                });
+                let inside = |k: &&(i64, i64, i64)| {
+                    (lo.0..=hi.0).contains(&k.0)
+                        && (lo.1..=hi.1).contains(&k.1)
+                        && (lo.2..=hi.2).contains(&k.2)
+                };
+                for &key in keys.iter().filter(inside) {
+                    visit(key, &mut limit)?;
+                }
+                continue;
+            }
             for x in lo.0..=hi.0 {
                 for y in lo.1..=hi.1 {
                     for z in lo.2..=hi.2 {
-                        for &k in self.grid.get(&(x, y, z)).map_or(&[][..], Vec::as_slice) {
-                            if seen[k as usize] == i as u32 {
-                                continue;
-                            }
-                            seen[k as usize] = i as u32;
-                            let u = &self.tb[k as usize];
-                            if box_gap(t.lo, t.hi, u.lo, u.hi) > limit {
-                                continue;
-                            }
-                            f(&t.p, &u.p, &mut limit)?;
-                        }
+                        visit((x, y, z), &mut limit)?;
                     }
                 }
             }

@@ -40,6 +40,13 @@ use crate::scene::Object;
 /// Lattice cells along an object's longest edge (rounded up to a power-of-two cell size).
 pub const COARSE_RESOLUTION: u32 = 32;
 
+/// The most columns one map holds ([`CoarseMap::build`] coarsens its lattice to stay within;
+/// the maps of a check hold about `COARSE_RESOLUTION²` columns and their margins, far fewer).
+const MAX_COLUMNS: f64 = (1u32 << 16) as f64;
+
+/// The coarsest lattice level (cell side `2^MAX_LEVEL`, beyond any finite `f32` box).
+const MAX_LEVEL: i32 = 1000;
+
 /// One object's coarse occupancy: merged depth spans per lattice column (columns along z).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CoarseMap {
@@ -152,8 +159,6 @@ impl CoarseMap {
         reach: &Reach,
         clip: Option<[DVec3; 2]>,
     ) -> Result<Self, CheckError> {
-        let h = 2f64.powi(level);
-        let m = margin(o, reach, h);
         let ob = o.aabb();
         if !ob.is_finite() {
             return Err(crate::ldi::ViewError::NonFinite.into());
@@ -167,6 +172,21 @@ impl CoarseMap {
                 fmax = fmin; // nothing inside: one empty column
             }
         }
+        // A lattice too fine for the footprint grown by its margin (a margin far wider than
+        // the cells: a part placed at a scale far beyond the others') would need more than
+        // `MAX_COLUMNS` columns: the map is made on the first coarser lattice that needs
+        // fewer. It stays conservative (a coarser cell covers the finer ones, the margin only
+        // grows with `h`), and meeting cells are found on the finer of two lattices anyway.
+        let (level, h, m) = (level..=MAX_LEVEL)
+            .map(|l| {
+                let h = 2f64.powi(l);
+                (l, h, margin(o, reach, h))
+            })
+            .find(|&(_, h, m)| {
+                let cols = |lo: f64, hi: f64| ((hi + m) / h).floor() - ((lo - m) / h).floor() + 1.0;
+                cols(fmin.x, fmax.x) * cols(fmin.y, fmax.y) <= MAX_COLUMNS
+            })
+            .ok_or(crate::ldi::ViewError::NonFinite)?;
         // h is a power of two: multiplying by its inverse is exact.
         let inv_h = 1.0 / h;
         let idx = |v: f64| floor(v * inv_h) as i64;
@@ -596,11 +616,22 @@ impl Bands {
 /// the two lattices. Empty: the pair is separated by more than its contact tolerance.
 pub fn meeting_cells(a: &CoarseMap, b: &CoarseMap) -> Vec<MeetingCell> {
     let (fine, coarse) = if a.level <= b.level { (a, b) } else { (b, a) };
-    let shift = (coarse.level - fine.level).min(62) as u32;
-    let lo_x = fine.ix0.max(coarse.ix0 << shift);
-    let hi_x = (fine.ix0 + i64::from(fine.nx)).min((coarse.ix0 + i64::from(coarse.nx)) << shift);
-    let lo_y = fine.iy0.max(coarse.iy0 << shift);
-    let hi_y = (fine.iy0 + i64::from(fine.ny)).min((coarse.iy0 + i64::from(coarse.ny)) << shift);
+    // Lattice indices between the two levels, in i128 so that no level difference overflows:
+    // a coarse index's first fine index (saturated to i64), and a fine index's coarse one
+    // (floor division by 2^shift; a shift of 127 gives the sign, the floor of any fine index
+    // over a lattice 2^64 or more times coarser).
+    let shift = (coarse.level - fine.level).clamp(0, 127) as u32;
+    let up = |i: i64| -> i64 {
+        if shift >= 64 {
+            return i.signum().saturating_mul(i64::MAX);
+        }
+        (i128::from(i) << shift).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+    };
+    let down = |i: i64| (i128::from(i) >> shift) as i64;
+    let lo_x = fine.ix0.max(up(coarse.ix0));
+    let hi_x = (fine.ix0 + i64::from(fine.nx)).min(up(coarse.ix0 + i64::from(coarse.nx)));
+    let lo_y = fine.iy0.max(up(coarse.iy0));
+    let hi_y = (fine.iy0 + i64::from(fine.ny)).min(up(coarse.iy0 + i64::from(coarse.ny)));
     let mut cells = Vec::new();
     for iy in lo_y..hi_y {
         for ix in lo_x..hi_x {
@@ -608,7 +639,7 @@ pub fn meeting_cells(a: &CoarseMap, b: &CoarseMap) -> Vec<MeetingCell> {
             if sf.is_empty() {
                 continue;
             }
-            let sc = coarse.spans_at(ix >> shift, iy >> shift);
+            let sc = coarse.spans_at(down(ix), down(iy));
             let (mut i, mut j) = (0, 0);
             while i < sf.len() && j < sc.len() {
                 let lo = max2(sf[i][0], sc[j][0]);

@@ -252,6 +252,9 @@ pub enum SceneError {
     /// The mesh has no triangles.
     #[error("object '{0}' has no triangles")]
     Empty(String),
+    /// Placed by its transform, the mesh reaches beyond what single precision holds.
+    #[error("object '{0}': placed by world_from_object, its vertices reach beyond ±3.4e38, more than single precision holds: check the transform's scale and the scene's units")]
+    OutOfRange(String),
 }
 
 /// "vertex has" or "vertices have", for `n` vertices.
@@ -640,6 +643,7 @@ impl Scene {
             return Ok(());
         };
         check_transform(&o.name, &world_from_object)?;
+        check_range(&o.name, &world_from_object, &o.mesh.positions)?;
         let (world, aabb) = place(&o.mesh, &world_from_object);
         o.world_from_object = world_from_object;
         o.world = Arc::new(world);
@@ -671,6 +675,7 @@ impl Scene {
                 count: bad,
             });
         }
+        check_range(&o.name, &o.world_from_object, positions)?;
         std::sync::Arc::make_mut(&mut o.mesh)
             .positions
             .copy_from_slice(positions);
@@ -849,6 +854,7 @@ fn new_object(
         });
     }
     check_transform(name, &world_from_object)?;
+    check_range(name, &world_from_object, &mesh.positions)?;
     let (world, aabb) = place(&mesh, &world_from_object);
     Ok(Object {
         name: name.to_string(),
@@ -906,6 +912,34 @@ fn check_transform(name: &str, m: &DMat4) -> Result<(), SceneError> {
         return Err(SceneError::BadTransform(name.to_string()));
     }
     Ok(())
+}
+
+/// Whether `m` places every point of `positions` within `f32` range (world meshes are
+/// `f32`): the corners of their box suffice, since an affine map takes the box into the
+/// hull of its corners' images.
+fn check_range(name: &str, m: &DMat4, positions: &[Vec3]) -> Result<(), SceneError> {
+    let (lo, hi) = positions
+        .iter()
+        .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(*p), hi.max(*p))
+        });
+    if positions.is_empty() {
+        return Ok(());
+    }
+    let fits = (0..8).all(|k: u32| {
+        let pick = |bit: u32, a: f32, b: f32| f64::from(if k & bit == 0 { a } else { b });
+        let c = glam::DVec3::new(
+            pick(1, lo.x, hi.x),
+            pick(2, lo.y, hi.y),
+            pick(4, lo.z, hi.z),
+        );
+        m.transform_point3(c).abs().max_element() <= f64::from(f32::MAX)
+    });
+    if fits {
+        Ok(())
+    } else {
+        Err(SceneError::OutOfRange(name.to_string()))
+    }
 }
 
 /// World geometry and box. Mirroring transforms reverse the winding so faces stay outward.
