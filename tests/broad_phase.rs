@@ -178,7 +178,7 @@ fn a_one_shot_check_takes_its_earlier_maps_again() {
 /// small part's pair lattice is some 10⁵ times finer than the floor, whose margin (its own
 /// contact bound, 1/256 of its size) then spanned some 10⁸ columns of it in the floor's
 /// pair-scale map — minutes and gigabytes for a check of four parts before maps coarsened their
-/// lattice to stay within `MAX_COLUMNS` (a 200 m floor: 42–53 s and 0.47 GB; now
+/// lattice to stay within `MAX_COLUMNS` (a 400 m floor: 42–53 s and 0.47 GB; now
 /// milliseconds). And the patch's first view (along x: the floor's top face edge-on) sees
 /// nothing, so the proof that it is apart is tried: it scanned each floor triangle's box over
 /// a grid of cells the patch's size (some 10¹¹ of them) before the scan kept to the cells the
