@@ -248,6 +248,31 @@ fn a_hall_floor_beside_small_parts_is_checked_quickly() {
         before,
         "a refused move leaves the part"
     );
+    // A deforming part's new positions, likewise.
+    let k = scene.objects.len();
+    let scaled = DMat4::from_scale(DVec3::splat(1e30));
+    scene
+        .add(
+            "scaled",
+            Arc::new(cuboid(Vec3::ZERO, Vec3::ONE)),
+            Units::Unknown,
+            scaled,
+        )
+        .unwrap();
+    let before = scene.objects[k].aabb();
+    let far: Vec<Vec3> = scene.objects[k]
+        .mesh
+        .positions
+        .iter()
+        .map(|p| *p * 1e9)
+        .collect();
+    let err = scene.set_positions(k, &far).unwrap_err().to_string();
+    assert!(err.contains("'scaled'") && err.contains("3.4e38"), "{err}");
+    assert_eq!(
+        scene.objects[k].aabb(),
+        before,
+        "refused positions leave the part"
+    );
 }
 
 /// The cases a coarse pass could get wrong, each with its expected answer.

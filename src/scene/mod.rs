@@ -643,8 +643,10 @@ impl Scene {
             return Ok(());
         };
         check_transform(&o.name, &world_from_object)?;
-        check_range(&o.name, &world_from_object, &o.mesh.positions)?;
         let (world, aabb) = place(&o.mesh, &world_from_object);
+        if !aabb.is_finite() {
+            return Err(SceneError::OutOfRange(o.name.clone()));
+        }
         o.world_from_object = world_from_object;
         o.world = Arc::new(world);
         o.aabb = aabb;
@@ -854,8 +856,10 @@ fn new_object(
         });
     }
     check_transform(name, &world_from_object)?;
-    check_range(name, &world_from_object, &mesh.positions)?;
     let (world, aabb) = place(&mesh, &world_from_object);
+    if !aabb.is_finite() {
+        return Err(SceneError::OutOfRange(name.to_string()));
+    }
     Ok(Object {
         name: name.to_string(),
         mesh,
@@ -915,8 +919,9 @@ fn check_transform(name: &str, m: &DMat4) -> Result<(), SceneError> {
 }
 
 /// Whether `m` places every point of `positions` within `f32` range (world meshes are
-/// `f32`): the corners of their box suffice, since an affine map takes the box into the
-/// hull of its corners' images.
+/// `f32`), before they are placed (a deforming part's new positions): the corners of their
+/// box suffice, since an affine map takes the box into the hull of its corners' images.
+/// Placing a whole mesh checks its world box instead ([`place`] computes it).
 fn check_range(name: &str, m: &DMat4, positions: &[Vec3]) -> Result<(), SceneError> {
     let (lo, hi) = positions
         .iter()
