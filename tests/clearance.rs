@@ -266,13 +266,16 @@ fn cli_clearance_units() {
     let kuka = common::data("kuka_folded/scene.json");
     let kuka = kuka.to_str().unwrap();
     // STL has no units: a bare number works, a unit is refused with a clear message.
-    let out = run(&[kuka, "--clearance", "0.05", "--json"]);
-    assert!(out.status.success());
-    let r: Report = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(
-        r.pairs.iter().filter(|p| p.kind == Kind::Clearance).count(),
-        2
-    );
+    for c in ["0.05", "5e-2", "5E-2"] {
+        let out = run(&[kuka, "--clearance", c, "--json"]);
+        assert!(out.status.success(), "{c}");
+        let r: Report = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            r.pairs.iter().filter(|p| p.kind == Kind::Clearance).count(),
+            2,
+            "{c}"
+        );
+    }
     let out = run(&[kuka, "--clearance", "5cm"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("do not declare their units"));
@@ -305,6 +308,16 @@ fn cli_clearance_units() {
     let r: Report = serde_json::from_slice(&out.stdout).unwrap();
     let p = clearance_of(&r, "a", "b").unwrap();
     assert!((p.distance.unwrap() - 0.04).abs() < 1e-6);
+    // The same with an exponent before the unit.
+    let out = run(&[
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--clearance",
+        "5e1mm",
+        "--json",
+    ]);
+    let r: Report = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(clearance_of(&r, "a", "b").is_some(), "5e1mm is 50mm");
     let out = run(&[
         a.to_str().unwrap(),
         b.to_str().unwrap(),

@@ -471,7 +471,8 @@ fn write_bcf(
 /// the scene's units (which every object must declare, and alike).
 fn length_in_file_units(text: &str, scene: &Scene, option: &str) -> Result<f64, String> {
     let t = text.trim();
-    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    // The unit is the trailing letters, so that a number may have an exponent (5e-2, 5e1mm).
+    let split = t.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
     let (num, unit) = t.split_at(split);
     let value: f64 = num.trim().parse().map_err(|_| {
         format!("{option} {text}: expected a number, optionally with mm, cm, m or in (like 20mm)")
