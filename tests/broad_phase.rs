@@ -181,7 +181,7 @@ fn a_one_shot_check_takes_its_earlier_maps_again() {
 /// lattice to stay within `MAX_COLUMNS` (a 400 m floor: 42–53 s and 0.47 GB; now
 /// milliseconds). And the patch's first view (along x: the floor's top face edge-on) sees
 /// nothing, so the proof that it is apart is tried: it scanned each floor triangle's box over
-/// a grid of cells the patch's size (some 10¹¹ of them) before the scan kept to the cells the
+/// a grid of cells the patch's size (some 10¹⁰ of them) before the scan kept to the cells the
 /// grid holds. The answers are the whole-region engine's, and a re-check after a move a fresh
 /// check's. A placement beyond single precision is refused up front, naming the part.
 #[test]
