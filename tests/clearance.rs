@@ -293,39 +293,24 @@ fn cli_clearance_units() {
         path
     };
     let (a, b) = (gltf("a.gltf", 0.0), gltf("b.gltf", 1.04));
-    let out = run(&[
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--clearance",
-        "50mm",
-        "--json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: Report = serde_json::from_slice(&out.stdout).unwrap();
+    let check_ab = |clearance: &str| -> Report {
+        let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+        let out = run(&[a, b, "--clearance", clearance, "--json"]);
+        assert!(
+            out.status.success(),
+            "{clearance}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let r = check_ab("50mm");
     let p = clearance_of(&r, "a", "b").unwrap();
     assert!((p.distance.unwrap() - 0.04).abs() < 1e-6);
     // The same with an exponent before the unit.
-    let out = run(&[
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--clearance",
-        "5e1mm",
-        "--json",
-    ]);
-    let r: Report = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(clearance_of(&r, "a", "b").is_some(), "5e1mm is 50mm");
-    let out = run(&[
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--clearance",
-        "30mm",
-        "--json",
-    ]);
-    let r: Report = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(clearance_of(&r, "a", "b").is_none());
+    assert!(
+        clearance_of(&check_ab("5e1mm"), "a", "b").is_some(),
+        "5e1mm is 50mm"
+    );
+    assert!(clearance_of(&check_ab("30mm"), "a", "b").is_none());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -88,12 +88,7 @@ impl Mesh {
 
     /// Axis-aligned bounding box `(min, max)` of the positions, `None` when empty.
     pub fn aabb(&self) -> Option<(Vec3, Vec3)> {
-        let first = *self.positions.first()?;
-        Some(
-            self.positions
-                .iter()
-                .fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p))),
-        )
+        bounds(&self.positions)
     }
 
     /// Signed volume (positive for a closed, outward oriented mesh).
@@ -148,6 +143,16 @@ impl Mesh {
             triangles: Arc::clone(&self.triangles),
         }
     }
+}
+
+/// Axis-aligned bounding box `(min, max)` of `positions`, `None` when empty.
+pub fn bounds(positions: &[Vec3]) -> Option<(Vec3, Vec3)> {
+    let first = *positions.first()?;
+    Some(
+        positions
+            .iter()
+            .fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p))),
+    )
 }
 
 #[cfg(test)]

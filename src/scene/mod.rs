@@ -923,14 +923,9 @@ fn check_transform(name: &str, m: &DMat4) -> Result<(), SceneError> {
 /// box suffice, since an affine map takes the box into the hull of its corners' images.
 /// Placing a whole mesh checks its world box instead ([`place`] computes it).
 fn check_range(name: &str, m: &DMat4, positions: &[Vec3]) -> Result<(), SceneError> {
-    let (lo, hi) = positions
-        .iter()
-        .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| {
-            (lo.min(*p), hi.max(*p))
-        });
-    if positions.is_empty() {
+    let Some((lo, hi)) = crate::mesh::bounds(positions) else {
         return Ok(());
-    }
+    };
     let fits = (0..8).all(|k: u32| {
         let pick = |bit: u32, a: f32, b: f32| f64::from(if k & bit == 0 { a } else { b });
         let c = glam::DVec3::new(
