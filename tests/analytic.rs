@@ -189,6 +189,76 @@ fn face_contact_is_touch_not_volume() {
     assert!(rel(v, 0.1) < 0.005, "{v}");
 }
 
+/// An explicit contact tolerance ε holds across a gap between the parts' boxes: a box resting
+/// on another with a gap below ε touches it, as one lying on it does (the
+/// boxes' broad phase grows the boxes by ε/2; before, boxes apart were never a pair).
+#[test]
+fn a_gap_below_an_explicit_epsilon_is_a_contact() {
+    use ldiclash::check::{BroadPhase, Checker};
+    let eps = 0.01;
+    let with = |mode: Mode, broad: BroadPhase, clearance: Option<f64>| CheckOptions {
+        mode,
+        epsilon: Some(eps),
+        broad_phase: broad,
+        clearance,
+        ..opts(256)
+    };
+    let stacked = |gap: f32| {
+        scene_of(vec![
+            cuboid(Vec3::ZERO, Vec3::ONE),
+            cuboid(
+                Vec3::new(0.0, 0.0, 1.0 + gap),
+                Vec3::new(1.0, 1.0, 2.0 + gap),
+            ),
+        ])
+    };
+    for gap in [0.0f32, 0.004, 0.009] {
+        let scene = stacked(gap);
+        for broad in [BroadPhase::Ldi, BroadPhase::Boxes] {
+            let r = check(&scene, &with(Mode::Auto, broad, None)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(r.pairs.len(), 1, "gap {gap} {broad:?}: {r:?}");
+            let p = &r.pairs[0];
+            assert_eq!(p.kind, Kind::Touch, "gap {gap} {broad:?}: {p:?}");
+            assert!(p.volume.unwrap_or(1.0) < 1e-6, "{p:?}");
+            let r =
+                check(&scene, &with(Mode::Surface, broad, None)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(r.pairs.len(), 1, "surface, gap {gap} {broad:?}: {r:?}");
+            assert_eq!(r.pairs[0].kind, Kind::Surface);
+            // With a clearance as well, a contact is a contact, not a clearance.
+            let r = check(&scene, &with(Mode::Auto, broad, Some(0.05)))
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(r.pairs[0].kind, Kind::Touch, "clearance, gap {gap}: {r:?}");
+        }
+        println!("a gap of {gap} under epsilon {eps}: touch");
+    }
+    // Farther than ε: no contact; a clearance reports the gap.
+    let scene = stacked(0.02);
+    let r =
+        check(&scene, &with(Mode::Auto, BroadPhase::Ldi, None)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.pairs.is_empty(), "{r:?}");
+    let r = check(&scene, &with(Mode::Auto, BroadPhase::Ldi, Some(0.05)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.pairs.len(), 1, "{r:?}");
+    assert_eq!(r.pairs[0].kind, Kind::Clearance);
+    assert!(
+        (r.pairs[0].distance.unwrap_or(0.0) - 0.02).abs() < 1e-6,
+        "{r:?}"
+    );
+    // A checker's re-checks: lowered into reach, a contact; lifted out of it, none.
+    let mut scene = stacked(0.02);
+    let mut checker = Checker::new(with(Mode::Auto, BroadPhase::Ldi, None));
+    assert!(checker.check(&scene).unwrap().pairs.is_empty());
+    for (dz, pairs) in [(-0.015, 1), (0.0, 0), (-0.025, 1), (0.03, 0), (-0.02, 1)] {
+        scene
+            .set_transform(1, DMat4::from_translation(DVec3::new(0.0, 0.0, dz)))
+            .unwrap();
+        let again = checker.check(&scene).unwrap();
+        let fresh = check(&scene, &with(Mode::Auto, BroadPhase::Ldi, None)).unwrap();
+        assert_eq!(again.pairs.len(), pairs, "moved by {dz}: {again:?}");
+        assert_eq!(again.pairs, fresh.pairs, "moved by {dz}");
+    }
+}
+
 /// Issue 13 item 4: random axis-aligned box pairs at 256² (sizes, overlaps and offsets that
 /// put the boxes' borders anywhere inside pixels) are within 0.5% of the exact volume.
 #[test]

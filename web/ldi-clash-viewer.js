@@ -1335,7 +1335,7 @@ export class LdiClashViewer extends HTMLElement {
     const budget = this._budget ?? WASM_BUDGET;
     // Another tile of the same files reuses their plan and tiles (planning parses every
     // distinct mesh), unless what the tiles were planned for changed.
-    const key = JSON.stringify([budget, this._clearance(), this._unit()]);
+    const key = JSON.stringify([budget, this._reach(), this._unit()]);
     const layout = (carry && this._tiling?.layout?.key === key && this._tiling.layout) || this._planTiles(names, datas, budget, key);
     if (!layout) return { names, datas, triangles: 0 };
     const { entries, base, need, triangles, tiles, bytesOf } = layout;
@@ -1447,9 +1447,10 @@ export class LdiClashViewer extends HTMLElement {
       }
     });
     const diagonal = Math.hypot(...hi.map((h, a) => (Number.isFinite(h - lo[a]) ? h - lo[a] : 0)));
-    // Boxes are in millimetres; pairs closer than the clearance meet too.
+    // Boxes are in millimetres; pairs closer than the clearance or the contact tolerance
+    // meet too.
     const mmPer = { "µm": 1e-3, mm: 1, cm: 10, m: 1000, in: 25.4, ft: 304.8 }[this._unit()] ?? 1;
-    const margin = (this._clearance() ?? 0) * mmPer * 1.01 + 1e-4 * diagonal;
+    const margin = this._reach() * mmPer * 1.01 + 1e-4 * diagonal;
     try {
       layout.tiles = JSON.parse(this.wasm.plan_tiles(boxes, Float64Array.from(entries, (e) => e.cost), Math.max(1, budget - base), margin));
     } catch (err) {
@@ -2250,6 +2251,13 @@ export class LdiClashViewer extends HTMLElement {
       self_check: this._field("self").checked,
       clearance: this._clearance(),
     });
+  }
+
+  /** How far apart (scene units) a pair still counts: the clearance or an explicit contact
+   * tolerance ε, whichever is larger (the check grows its boxes by half of it). */
+  _reach() {
+    const finite = (x) => (Number.isFinite(x) && x > 0 ? x : 0);
+    return Math.max(finite(this._clearance()), finite(Number(this._field("epsilon").value.trim() || 0)));
   }
 
   /** The clearance asked for (scene units), or null. */

@@ -3,7 +3,8 @@
 //!
 //! DESIGN.md "Scale": resolution belongs to a region, not to the scene. The phases:
 //!
-//! 1. **Broad phase on boxes** — sweep and prune on world AABBs: candidate pairs.
+//! 1. **Broad phase on boxes** — sweep and prune on world AABBs, grown by half the clearance
+//!    or an explicit contact tolerance where one is asked for: candidate pairs.
 //! 2. **Broad phase on coarse LDIs** ([`BroadPhase::Ldi`], the default; issue 10, seed 002) —
 //!    every object of a candidate pair gets a coarse, conservative occupancy LDI
 //!    ([`coarse`]); a pair whose occupancies never meet is separated and costs nothing more,
@@ -11,7 +12,7 @@
 //!    cells only after its first (whole-view) job found nothing: most such pairs collide,
 //!    and a colliding closed pair never uses them.
 //! 3. **Region jobs** ([`jobs`]) — per pair and view axis one fine LDI over the overlap of its
-//!    boxes (the view today's per-pair check used, so pixel size and ε are unchanged), built
+//!    boxes (grown boxes for a pair apart by less than an explicit ε; the view today's per-pair check used, so pixel size and ε are unchanged), built
 //!    only over the image blocks its meeting cells project to (a closed pair's first view:
 //!    the whole view, which its separation needs); volume and contact analyses.
 //!    `auto` axes: the region's longest edge first, the other two where it found nothing

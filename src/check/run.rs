@@ -353,15 +353,16 @@ pub(crate) async fn check_engine<E: Engine>(
     // Broad phase on boxes.
     let tb = now_ms();
     let boxes: Vec<Region> = scene.objects.iter().map(Object::aabb).collect();
+    // Boxes grown by half the farthest distance at which a pair still counts (the clearance,
+    // or an explicit contact tolerance) meet when the objects may come that close.
+    let reach = opts
+        .clearance
+        .unwrap_or(0.0)
+        .max(opts.epsilon.unwrap_or(0.0));
     let candidates = if opts.mode == Mode::SelfOnly {
         Vec::new()
-    } else if let Some(c) = opts.clearance {
-        // Boxes grown by half the clearance meet when the objects may come that close.
-        let half = Vec3::splat((c / 2.0) as f32) * (1.0 + 1e-6) + Vec3::splat(f32::MIN_POSITIVE);
-        let grown: Vec<Region> = boxes
-            .iter()
-            .map(|b| Region::new(b.min - half, b.max + half))
-            .collect();
+    } else if reach > 0.0 {
+        let grown: Vec<Region> = boxes.iter().map(|b| grow(b, reach / 2.0)).collect();
         sweep_and_prune(&grown)
     } else {
         sweep_and_prune(&boxes)
@@ -680,7 +681,12 @@ async fn image_pairs<E: Engine>(
             continue;
         }
         answers.push(None);
-        let overlap = boxes[i].intersection(&boxes[j]);
+        // Boxes apart by no more than an explicit contact tolerance ε may hold a contact
+        // across the gap: the pair is looked at over the overlap of its boxes grown by ε/2.
+        let overlap = boxes[i].intersection(&boxes[j]).or_else(|| {
+            let half = opts.epsilon? / 2.0;
+            grow(&boxes[i], half).intersection(&grow(&boxes[j], half))
+        });
         pairs.push(PairState {
             i,
             j,
@@ -1521,6 +1527,16 @@ async fn self_collisions<E: Engine>(
         }
     }
     Ok(())
+}
+
+/// `r` grown by `d` (≥ 0) on every side, rounded outwards (a box apart from another by at
+/// most `2 d` meets it grown); `r` itself when `d` is 0.
+fn grow(r: &Region, d: f64) -> Region {
+    if d <= 0.0 {
+        return *r;
+    }
+    let m = Vec3::splat(d as f32) * (1.0 + 1e-6) + Vec3::splat(f32::MIN_POSITIVE);
+    Region::new(r.min - m, r.max + m)
 }
 
 /// Grow a region a little so flat overlaps (touching boxes) still have a thickness.
