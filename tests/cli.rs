@@ -203,6 +203,27 @@ fn bad_input_exits_non_zero_with_a_message() {
             ],
             "nope.stl",
         ),
+        (
+            vec![
+                "check".into(),
+                tmp(
+                    "unnamed.json",
+                    br#"{"objects":[{"name":"a","file":"a.stl"},{"name":" ","file":"b.stl"}]}"#,
+                )
+                .display()
+                .to_string(),
+            ],
+            "objects[1] ('b.stl') has an empty \"name\"",
+        ),
+        (
+            vec![
+                "check".into(),
+                tmp("nameless.json", br#"{"objects":[{"file":"a.stl"}]}"#)
+                    .display()
+                    .to_string(),
+            ],
+            "missing field `name` (line 1, column 28)",
+        ),
         (vec!["check".into()], "INPUT"),
     ];
     for (args, needle) in cases {

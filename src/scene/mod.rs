@@ -220,6 +220,14 @@ pub enum SceneError {
     /// Two objects share a name.
     #[error("two objects are named '{0}': names must be unique")]
     DuplicateName(String),
+    /// An object of a scene file has an empty (or blank) name.
+    #[error("scene file: objects[{index}] ('{file}') has an empty \"name\": every object needs a unique name, which the report and the review rules use")]
+    NoName {
+        /// Its place in `objects` (from 0).
+        index: usize,
+        /// Its file as written in the scene (a `data:` URI shortened).
+        file: String,
+    },
     /// A unit name that is not known.
     #[error("scene file: {0}")]
     Units(String),
@@ -378,11 +386,24 @@ pub struct SceneFile {
 impl SceneFile {
     /// Parse a scene file.
     pub fn parse(bytes: &[u8]) -> Result<Self, SceneError> {
-        let file: SceneFile = serde_json::from_slice(bytes).map_err(|e| SceneError::Json {
-            reason: e.to_string(),
-            line: e.line(),
-            column: e.column(),
+        let file: SceneFile = serde_json::from_slice(bytes).map_err(|e| {
+            // serde's message ends with the position, which the error gives once.
+            let reason = e.to_string();
+            let at = format!(" at line {} column {}", e.line(), e.column());
+            SceneError::Json {
+                reason: reason.strip_suffix(&at).unwrap_or(&reason).to_string(),
+                line: e.line(),
+                column: e.column(),
+            }
         })?;
+        if let Some((index, o)) =
+            (file.objects.iter().enumerate()).find(|(_, o)| o.name.trim().is_empty())
+        {
+            return Err(SceneError::NoName {
+                index,
+                file: short_file_name(&o.file),
+            });
+        }
         file.declared_units()?;
         if let Some(r) = &file.review {
             r.rules.validate().map_err(SceneError::Review)?;
