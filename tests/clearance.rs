@@ -253,7 +253,8 @@ fn random_placements_miss_nothing() {
     assert!(within > 5 && beyond > 5, "{within} within, {beyond} beyond");
 }
 
-/// `--clearance` with units: converted with the scene's units; refused where unknown.
+/// `--clearance` and `--epsilon` with units: converted with the scene's units; refused where
+/// unknown.
 #[test]
 fn cli_clearance_units() {
     let run = |args: &[&str]| {
@@ -312,5 +313,31 @@ fn cli_clearance_units() {
         "5e1mm is 50mm"
     );
     assert!(clearance_of(&check_ab("30mm"), "a", "b").is_none());
+    // Every unit --units knows: 50000 µm, 2 inches (50.8 mm) reach the 40 mm gap; 0.1 ft
+    // (30.48 mm) does not.
+    for c in ["50000um", "50000µm", "2in", "2 inches", "0.05 m"] {
+        assert!(clearance_of(&check_ab(c), "a", "b").is_some(), "{c}");
+    }
+    assert!(clearance_of(&check_ab("0.1ft"), "a", "b").is_none());
+    // --epsilon takes units too, and a contact tolerance above the gap makes the pair touch
+    // (`a_gap_below_an_explicit_epsilon_is_a_contact`).
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let touch = |epsilon: &str| -> Vec<Kind> {
+        let out = run(&[a, b, "--epsilon", epsilon, "--json"]);
+        assert!(out.status.success(), "{epsilon}");
+        let r: Report = serde_json::from_slice(&out.stdout).unwrap();
+        r.pairs.iter().map(|p| p.kind).collect()
+    };
+    assert_eq!(touch("50mm"), [Kind::Touch]);
+    assert_eq!(touch("0.05"), [Kind::Touch]);
+    assert_eq!(touch("30mm"), []);
+    for bad in ["-1mm", "3parsecs", "mm"] {
+        let out = run(&[a, b, "--epsilon", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--epsilon"),
+            "{bad}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

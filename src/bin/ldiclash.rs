@@ -58,9 +58,10 @@ enum Command {
         /// auto, volume, surface, self, exact, cullide (seed 003) or convex (seed 001).
         #[arg(long, default_value = "auto")]
         mode: String,
-        /// Contact tolerance in file units (default: one pixel of each region).
-        #[arg(long, allow_negative_numbers = true)]
-        epsilon: Option<f64>,
+        /// Contact tolerance: a number in file units, or with a unit like --clearance's (0.1mm)
+        /// (default: one pixel of each region).
+        #[arg(long, value_name = "E", allow_hyphen_values = true)]
+        epsilon: Option<String>,
         /// In auto mode, skip the self-collision check of closed objects.
         #[arg(long)]
         no_self: bool,
@@ -79,9 +80,9 @@ enum Command {
         #[arg(long, default_value = "ldi")]
         broad: String,
         /// Also report pairs closer than this, with their exact distance and closest points:
-        /// a number in file units, or with a unit (20mm, 2cm, 0.02m, 0.8in) converted with
+        /// a number in file units, or with a unit (20mm, 2cm, 0.02m, 0.8in, 1ft, 50um) converted with
         /// the scene's units.
-        #[arg(long, value_name = "DISTANCE")]
+        #[arg(long, value_name = "DISTANCE", allow_hyphen_values = true)]
         clearance: Option<String>,
         /// Convert every file to this unit (mm, cm, m, um, in, ft) before checking; volumes,
         /// depths and sizes are then in it. Without it each file keeps its own numbers.
@@ -108,8 +109,8 @@ enum Command {
         #[arg(long, value_name = "A,B")]
         ignore: Vec<String>,
         /// Report only hard clashes deeper than this: touches and volume clashes that
-        /// separate within it are ignored (file units, or with mm, cm, m, in like --clearance).
-        #[arg(long, value_name = "DEPTH")]
+        /// separate within it are ignored (file units, or with a unit like --clearance).
+        #[arg(long, value_name = "DEPTH", allow_hyphen_values = true)]
         min_depth: Option<String>,
         /// Write the clashes as a BCF archive (.bcfzip): one topic per clash with its status,
         /// a viewpoint and a PNG snapshot.
@@ -227,7 +228,7 @@ fn run(cli: Cli) -> Result<(), String> {
         mode: mode.parse::<Mode>()?,
         resolution,
         axes: axes.parse::<Axes>()?,
-        epsilon,
+        epsilon: None,
         self_check: !no_self,
         backend,
         broad_phase: broad.parse::<BroadPhase>()?,
@@ -244,6 +245,10 @@ fn run(cli: Cli) -> Result<(), String> {
         clearance: clearance
             .as_deref()
             .map(|c| length_in_file_units(c, &scene, "--clearance"))
+            .transpose()?,
+        epsilon: epsilon
+            .as_deref()
+            .map(|e| length_in_file_units(e, &scene, "--epsilon"))
             .transpose()?,
         ..opts
     };
@@ -467,17 +472,19 @@ fn write_bcf(
     std::fs::write(path, bytes).map_err(|e| format!("--bcf: cannot write {}: {e}", path.display()))
 }
 
-/// `--clearance`, `--min-depth`: a number in file units, or a number with a unit converted to
-/// the scene's units (which every object must declare, and alike).
+/// `--clearance`, `--min-depth`, `--epsilon`: a number in file units, or a number with a unit
+/// (`--units`' names: `20mm`, `2 cm`, `5e-3m`, `0.8in`, `1ft`, `50um`) converted to the scene's
+/// units (which every object must declare, and alike).
 fn length_in_file_units(text: &str, scene: &Scene, option: &str) -> Result<f64, String> {
     let t = text.trim();
-    // The unit is the trailing letters, so that a number may have an exponent (5e-2, 5e1mm).
-    let split = t.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
+    // The unit is the trailing letters (µ too), so that a number may have an exponent (5e-2,
+    // 5e1mm).
+    let split = t.trim_end_matches(char::is_alphabetic).len();
     let (num, unit) = t.split_at(split);
     let value: f64 = num.trim().parse().map_err(|_| {
-        format!("{option} {text}: expected a number, optionally with mm, cm, m or in (like 20mm)")
+        format!("{option} {text}: expected a number, optionally with a unit: mm, cm, m, um, in or ft (like 20mm)")
     })?;
-    let zero_ok = option == "--min-depth";
+    let zero_ok = option != "--clearance";
     if !(value.is_finite() && (value > 0.0 || (zero_ok && value == 0.0))) {
         return Err(format!(
             "{option} {text}: must be {}",
@@ -488,17 +495,14 @@ fn length_in_file_units(text: &str, scene: &Scene, option: &str) -> Result<f64, 
             }
         ));
     }
-    let metres = match unit.trim() {
-        "" => return Ok(value),
-        "mm" => 1e-3,
-        "cm" => 1e-2,
-        "m" => 1.0,
-        "in" => 0.0254,
-        u => {
-            return Err(format!(
-                "{option} {text}: unknown unit '{u}': use mm, cm, m or in"
-            ))
-        }
+    let unit = unit.trim();
+    if unit.is_empty() {
+        return Ok(value);
+    }
+    let Some(metres) = Units::parse(unit).ok().and_then(Units::metres_per_unit) else {
+        return Err(format!(
+            "{option} {text}: unknown unit '{unit}': use mm, cm, m, um, in or ft"
+        ));
     };
     let units: Vec<_> = scene.objects.iter().map(|o| o.units).collect();
     let Some(first) = units.first().copied() else {
@@ -507,10 +511,10 @@ fn length_in_file_units(text: &str, scene: &Scene, option: &str) -> Result<f64, 
     match first.metres_per_unit() {
         Some(per) if units.iter().all(|&u| u == first) => Ok(value * metres / per),
         _ if units.iter().any(|&u| u != first) => Err(format!(
-            "{option} {text}: the objects' files declare different units; give the clearance in file units (a number without a unit)"
+            "{option} {text}: the objects' files declare different units; give it in file units (a number without a unit), or convert them with --units"
         )),
         _ => Err(format!(
-            "{option} {text}: the scene's files do not declare their units (STL, OBJ, PLY and OFF have none); give the clearance in file units, e.g. {option} {value}"
+            "{option} {text}: the scene's files do not declare their units (STL, OBJ, PLY and OFF have none); give it in file units, e.g. {option} {value}, or name their unit with --units"
         )),
     }
 }
