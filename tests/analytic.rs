@@ -231,6 +231,11 @@ fn a_gap_below_an_explicit_epsilon_is_a_contact() {
         }
         println!("a gap of {gap} under epsilon {eps}: touch");
     }
+    // Exact mode has no tolerance: the gap stays a gap, and the report says ε went unused.
+    let r = check(&stacked(0.004), &with(Mode::Exact, BroadPhase::Ldi, None))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.pairs.is_empty(), "{r:?}");
+    assert!(r.warnings.iter().any(|w| w.contains("epsilon")), "{r:?}");
     // Farther than ε: no contact; a clearance reports the gap.
     let scene = stacked(0.02);
     let r =

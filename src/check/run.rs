@@ -355,10 +355,10 @@ pub(crate) async fn check_engine<E: Engine>(
     let boxes: Vec<Region> = scene.objects.iter().map(Object::aabb).collect();
     // Boxes grown by half the farthest distance at which a pair still counts (the clearance,
     // or an explicit contact tolerance) meet when the objects may come that close.
-    let reach = opts
-        .clearance
-        .unwrap_or(0.0)
-        .max(opts.epsilon.unwrap_or(0.0));
+    // (Exact and the visibility modes have no tolerance.)
+    let contacts = matches!(opts.mode, Mode::Auto | Mode::Volume | Mode::Surface);
+    let epsilon = opts.epsilon.filter(|_| contacts);
+    let reach = opts.clearance.unwrap_or(0.0).max(epsilon.unwrap_or(0.0));
     let candidates = if opts.mode == Mode::SelfOnly {
         Vec::new()
     } else if reach > 0.0 {
@@ -372,6 +372,12 @@ pub(crate) async fn check_engine<E: Engine>(
         .timings_ms
         .insert("broad_phase".into(), now_ms() - tb);
 
+    if opts.epsilon.is_some() && matches!(opts.mode, Mode::Exact | Mode::Cullide | Mode::Convex) {
+        report.warnings.push(format!(
+            "the contact tolerance (epsilon) is not used in {} mode (only auto, volume and surface have one)",
+            opts.mode.name()
+        ));
+    }
     if opts.mode == Mode::Volume {
         for o in scene.objects.iter().filter(|o| !o.is_closed()) {
             report.warnings.push(format!(
