@@ -12,9 +12,10 @@
 //!    cells only after its first (whole-view) job found nothing: most such pairs collide,
 //!    and a colliding closed pair never uses them.
 //! 3. **Region jobs** ([`jobs`]) — per pair and view axis one fine LDI over the overlap of its
-//!    boxes (grown boxes for a pair apart by less than an explicit ε; the view today's per-pair check used, so pixel size and ε are unchanged), built
-//!    only over the image blocks its meeting cells project to (a closed pair's first view:
-//!    the whole view, which its separation needs); volume and contact analyses.
+//!    boxes (of its boxes grown by ε/2 for a pair apart by less than an explicit ε; the view
+//!    today's per-pair check used, so pixel size and ε are unchanged), built only over the
+//!    image blocks its meeting cells project to (a closed pair's first view: the whole view,
+//!    which its separation needs); volume and contact analyses.
 //!    `auto` axes: the region's longest edge first, the other two where it found nothing
 //!    (seed 000 §6.2.2). An explicit list runs every axis and merges: a collision if any axis
 //!    sees one, volume averaged, depth the largest.
