@@ -224,6 +224,13 @@ fn bad_input_exits_non_zero_with_a_message() {
             ],
             "missing field `name` (line 1, column 28)",
         ),
+        (
+            vec![
+                "check".into(),
+                data("step/box_and_pin.step").display().to_string(),
+            ],
+            "is a STEP file: the command line reads meshes",
+        ),
         (vec!["check".into()], "INPUT"),
     ];
     for (args, needle) in cases {

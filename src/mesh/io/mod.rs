@@ -231,6 +231,19 @@ pub enum MeshLoadError {
         /// The file name as given.
         name: String,
     },
+    /// A CAD or BIM file (STEP, IGES, BREP, IFC) that only the page reads: it tessellates them
+    /// in the browser (OpenCascade, web-ifc); the importers here read meshes.
+    #[error(
+        "`{name}` is {kind} file: the command line reads meshes (.stl .obj .ply .off .gltf \
+         .glb .3mf); open it in the viewer, which tessellates STEP, IGES, BREP and IFC in the \
+         browser, or export it as a mesh first"
+    )]
+    PageOnly {
+        /// The file name as given.
+        name: String,
+        /// What it is, with its article (`a STEP`, `an IFC`).
+        kind: &'static str,
+    },
     /// The file parsed but holds no triangles.
     #[error(
         "the {format} file contains no triangles ({detail}): export the mesh as a triangle \
@@ -276,7 +289,7 @@ impl MeshLoadError {
     /// The format the error is about, `None` for [`MeshLoadError::UnknownFormat`].
     pub fn format(&self) -> Option<Format> {
         match self {
-            MeshLoadError::UnknownFormat { .. } => None,
+            MeshLoadError::UnknownFormat { .. } | MeshLoadError::PageOnly { .. } => None,
             MeshLoadError::Empty { format, .. }
             | MeshLoadError::Parse { format, .. }
             | MeshLoadError::Unsupported { format, .. }
@@ -316,9 +329,39 @@ pub fn format_of(file_name: &str, bytes: &[u8]) -> Result<Format, MeshLoadError>
         .rsplit_once('.')
         .and_then(|(_, extension)| Format::from_extension(extension))
         .or_else(|| sniff(bytes))
-        .ok_or_else(|| MeshLoadError::UnknownFormat {
-            name: file_name.to_owned(),
+        .ok_or_else(|| match page_only(file_name, bytes) {
+            Some(kind) => MeshLoadError::PageOnly {
+                name: file_name.to_owned(),
+                kind,
+            },
+            None => MeshLoadError::UnknownFormat {
+                name: file_name.to_owned(),
+            },
         })
+}
+
+/// What a file that only the page reads is (`a STEP`, `an IFC`, …), by its extension or its
+/// ISO 10303-21 header.
+fn page_only(file_name: &str, bytes: &[u8]) -> Option<&'static str> {
+    let extension = file_name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("step" | "stp") => return Some("a STEP"),
+        Some("iges" | "igs") => return Some("an IGES"),
+        Some("brep" | "brp") => return Some("a BREP"),
+        Some("ifc") => return Some("an IFC"),
+        _ => {}
+    }
+    let text = common::skip_bom_and_whitespace(bytes);
+    let head = &text[..text.len().min(4096)];
+    starts_with_ignore_case(head, b"ISO-10303-21;").then(|| {
+        if contains(head, b"FILE_SCHEMA(('IFC") {
+            "an IFC"
+        } else {
+            "a STEP"
+        }
+    })
 }
 
 /// Imports a file with its parts (see [`LoadedAssembly`]); the format as for [`load_mesh`].
@@ -479,6 +522,28 @@ mod tests {
         assert!(matches!(err, Some(MeshLoadError::UnknownFormat { .. })));
         let msg = err.map(|e| e.to_string()).unwrap_or_default();
         assert!(msg.contains("notes.txt") && msg.contains(".stl"), "{msg}");
+    }
+
+    #[test]
+    fn step_and_ifc_files_are_sent_to_the_page() {
+        let step = b"ISO-10303-21;\nHEADER;\nFILE_SCHEMA(('AUTOMOTIVE_DESIGN'));\nENDSEC;";
+        let ifc = b"ISO-10303-21;\nHEADER;\nFILE_SCHEMA(('IFC4'));\nENDSEC;";
+        for (name, bytes, kind) in [
+            ("part.step", &step[..], "a STEP"),
+            ("part.STP", &b"anything"[..], "a STEP"),
+            ("part", &step[..], "a STEP"),
+            ("hall.ifc", &ifc[..], "an IFC"),
+            ("hall.dat", &ifc[..], "an IFC"),
+            ("pin.igs", &b""[..], "an IGES"),
+        ] {
+            let err = load_mesh(name, bytes).err();
+            let msg = err.as_ref().map(ToString::to_string).unwrap_or_default();
+            assert!(
+                matches!(err, Some(MeshLoadError::PageOnly { kind: k, .. }) if k == kind),
+                "{name}: {msg}"
+            );
+            assert!(msg.contains(name) && msg.contains("viewer"), "{msg}");
+        }
     }
 
     #[test]
