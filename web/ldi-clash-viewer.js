@@ -13,6 +13,8 @@
 //             default-units (the unit of files that declare none: STL, OBJ, PLY, OFF;
 //             default mm), clearance (scene units: pairs apart but closer than this are
 //             reported as `clearance` pairs with their `distance`; absent: no clearance test),
+//             epsilon (scene units: the contact tolerance, parts closer than this touch;
+//             absent: one pixel of each region),
 //             section (a section plane: "z" through the middle, "z:0.25" at 0.25, "-z:0.25"
 //             cutting away the other side; absent or "": none).
 // Methods:    load(files) -> Promise<{added, errors, notes}>   (File objects or {name, bytes})
@@ -885,7 +887,7 @@ async function toInputs(files) {
 
 export class LdiClashViewer extends HTMLElement {
   static get observedAttributes() {
-    return ["src", "backend", "resolution", "mode", "units", "default-units", "clearance", "section"];
+    return ["src", "backend", "resolution", "mode", "units", "default-units", "clearance", "epsilon", "section"];
   }
 
   constructor() {
@@ -993,9 +995,9 @@ export class LdiClashViewer extends HTMLElement {
     if (name === "backend") this._setBackend(value || "auto");
     if (name === "resolution") this._field("resolution").value = value || 256;
     if (name === "mode") this._field("mode").value = MODES.includes(value) ? value : "auto";
-    if (name === "clearance") this._field("clearance").value = value ?? "";
+    if (name === "clearance" || name === "epsilon") this._field(name).value = value ?? "";
     if (name === "section") this._sectionFromAttribute(value);
-    if (name === "resolution" || name === "mode" || name === "clearance") this._scheduleCheck();
+    if (["resolution", "mode", "clearance", "epsilon"].includes(name)) this._scheduleCheck();
     if (name === "units" || name === "default-units") {
       this._setUnits(this.getAttribute("units") || "mm", this.getAttribute("default-units") || "mm").catch((err) => this._error(err.message));
     }
@@ -1012,7 +1014,7 @@ export class LdiClashViewer extends HTMLElement {
     this._field("backend").value = ["auto", "webgpu", "cpu"].includes(this._backend) ? this._backend : "auto";
     if (this.hasAttribute("resolution")) this._field("resolution").value = this.getAttribute("resolution");
     if (MODES.includes(this.getAttribute("mode"))) this._field("mode").value = this.getAttribute("mode");
-    if (this.hasAttribute("clearance")) this._field("clearance").value = this.getAttribute("clearance");
+    for (const n of ["clearance", "epsilon"]) if (this.hasAttribute(n)) this._field(n).value = this.getAttribute(n);
     this._sizeCanvas();
     this.viewer = await wasm.WebViewer.create(this.canvas, this._backend === "cpu" ? "cpu" : "auto");
     this._adapter = this.viewer.compute_backend() === "webgpu" ? await adapterWords(this.viewer.adapter_is_software()) : null;

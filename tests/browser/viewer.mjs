@@ -1196,6 +1196,40 @@ const webgpuTests = [
     },
   },
   {
+    name: "the epsilon attribute: a part resting on another with a gap below it touches it",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        // Two 10 mm cubes, the second 0.04 mm above the first (OBJ has no unit: taken as mm).
+        const cube = (z) => {
+          const vs = [];
+          for (const x of [0, 10]) for (const y of [0, 10]) for (const zz of [z, z + 10]) vs.push(`v ${x} ${y} ${zz}`);
+          const f = ["1 3 4 2", "5 6 8 7", "1 2 6 5", "3 7 8 4", "1 5 7 3", "2 4 8 6"].map((q) => `f ${q}`);
+          return `${vs.join("\n")}\n${f.join("\n")}\n`;
+        };
+        await v.clear();
+        const outcome = await v.load([
+          { name: "base.obj", bytes: cube(0) },
+          { name: "lid.obj", bytes: cube(10.04) },
+        ]);
+        const kinds = async (epsilon) => {
+          if (epsilon === null) v.removeAttribute("epsilon");
+          else v.setAttribute("epsilon", epsilon);
+          const report = await v.check();
+          return report.pairs.map((p) => `${p.a}|${p.b}|${p.kind}`);
+        };
+        return { outcome, at5: await kinds("0.05"), at3: await kinds("0.03"), none: await kinds(null), field: v.shadowRoot.querySelector('[name="epsilon"]').value };
+      });
+      if (r.outcome.errors.length) throw new Error(`load: ${JSON.stringify(r.outcome)}`);
+      if (JSON.stringify(r.at5) !== '["base|lid|touch"]') throw new Error(`epsilon 0.05 over a 0.04 gap: ${JSON.stringify(r.at5)}`);
+      if (r.at3.length || r.none.length || r.field !== "") throw new Error(`epsilon 0.03: ${JSON.stringify(r.at3)}; without: ${JSON.stringify(r.none)}; field "${r.field}"`);
+      if (problems.length) throw new Error(problems.join("\n"));
+      console.log(`       a 0.04 mm gap: ${r.at5.join(", ")} at epsilon 0.05 mm, no pair at 0.03 mm or without`);
+      await page.close();
+    },
+  },
+  {
     name: "the first check shows the progress bar, its phases and that the GPU is a software one",
     async run(browser) {
       const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
