@@ -286,7 +286,8 @@ pub enum MeshLoadError {
 }
 
 impl MeshLoadError {
-    /// The format the error is about, `None` for [`MeshLoadError::UnknownFormat`].
+    /// The format the error is about, `None` for [`MeshLoadError::UnknownFormat`] and
+    /// [`MeshLoadError::PageOnly`].
     pub fn format(&self) -> Option<Format> {
         match self {
             MeshLoadError::UnknownFormat { .. } | MeshLoadError::PageOnly { .. } => None,
