@@ -11,10 +11,12 @@
 //             toolbar and side panel), units (the scene unit every file is converted to:
 //             mm (default), cm, m, um, in, ft, or none to keep each file's numbers),
 //             default-units (the unit of files that declare none: STL, OBJ, PLY, OFF;
-//             default mm), clearance (scene units: pairs apart but closer than this are
+//             default mm), clearance (a length: pairs apart but closer than this are
 //             reported as `clearance` pairs with their `distance`; absent: no clearance test),
-//             epsilon (scene units: the contact tolerance, parts closer than this touch;
-//             absent: one pixel of each region),
+//             epsilon (a length: the contact tolerance, parts closer than this touch;
+//             absent: one pixel of each region); a length is a number in scene units or a
+//             number with a unit ("5mm", "0.2 in", as ldiclash check's options take), which
+//             follows the scene unit; one that cannot be read fails the check with an error,
 //             section (a section plane: "z" through the middle, "z:0.25" at 0.25, "-z:0.25"
 //             cutting away the other side; absent or "": none).
 // Methods:    load(files) -> Promise<{added, errors, notes}>   (File objects or {name, bytes})
@@ -76,6 +78,48 @@ const STEP_EXTENSIONS = ["step", "stp", "iges", "igs", "brep"];
 const MODES = ["auto", "volume", "surface", "self", "exact", "cullide", "convex"];
 const IFC_EXTENSIONS = ["ifc"];
 const UNIT_CHOICES = [["none", "as in the files"], ["um", "µm"], ["mm", "mm"], ["cm", "cm"], ["m", "m"], ["in", "in"], ["ft", "ft"]];
+/** Millimetres per length unit, under the names `ldiclash` takes (`Units::parse`): symbols,
+ * long names and their plurals. */
+const MM_PER_UNIT = {
+  um: 1e-3, "µm": 1e-3, micron: 1e-3, micrometre: 1e-3, micrometer: 1e-3,
+  mm: 1, millimetre: 1, millimeter: 1,
+  cm: 10, centimetre: 10, centimeter: 10,
+  m: 1000, metre: 1000, meter: 1000,
+  in: 25.4, inch: 25.4, inche: 25.4,
+  ft: 304.8, foot: 304.8, feet: 304.8,
+};
+
+/** Millimetres per unit `name` (`mm`, `inches`, … as `Units::parse` reads them), or
+ * undefined. */
+function mmPerUnit(name) {
+  const n = String(name).trim().toLowerCase();
+  return MM_PER_UNIT[n.length > 3 && n.endsWith("s") ? n.slice(0, -1) : n];
+}
+
+/** A length typed into the panel or given as an attribute: a number in scene units, or a
+ * number with a unit (`0.5mm`, `2 cm`, `1e-3m`, `0.1 inches`: the units `ldiclash check`'s
+ * length options take) converted to the scene unit `unit` (its symbol; "" when the files keep
+ * their own numbers). `{value: null}` when blank, `{value}` in scene units, or `{error}`
+ * saying what is wrong with it; `what` names it there. `positive`: 0 is refused too. */
+function parseLength(text, unit, what, positive = false) {
+  const t = String(text ?? "").trim();
+  if (t === "") return { value: null };
+  const m = /^([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)\s*(\p{L}*)$/iu.exec(t);
+  if (!m) return { error: `${what} "${t}": expected a number, optionally with a unit: mm, cm, m, um, in or ft (like 0.5mm)` };
+  const value = Number(m[1]);
+  if (!(Number.isFinite(value) && (value > 0 || (!positive && value === 0)))) {
+    return { error: `${what} "${t}": must be ${positive ? "greater than 0" : "0 or more"}` };
+  }
+  if (!m[2]) return { value };
+  const per = mmPerUnit(m[2]);
+  if (per === undefined) return { error: `${what} "${t}": unknown unit '${m[2]}': use mm, cm, m, um, in or ft` };
+  const scene = unit ? mmPerUnit(unit) : undefined;
+  if (scene === undefined) {
+    return { error: `${what} "${t}": the files keep their own numbers (units: none), so a length with a unit cannot be converted; give a number in the files' units, or choose a scene unit` };
+  }
+  return { value: (value * per) / scene };
+}
+
 const GiB = 1024 ** 3;
 /** wasm32 memory ends at 4 GiB; a load is planned to stay under this much of it. */
 const WASM_BUDGET = 3.5 * GiB;
@@ -475,7 +519,7 @@ ul.ignored li { font-size: 12px; color: #6b7385; }
 .panel h2 { font-size: 12px; text-transform: uppercase; letter-spacing: .05em; color: #5b6475; margin: 12px 0 4px; }
 .panel h2:first-child { margin-top: 0; }
 .panel label { display: flex; align-items: center; justify-content: space-between; gap: 6px; margin: 3px 0; }
-.panel input[type=number] { width: 90px; }
+.panel input[type=number], .panel input[inputmode=decimal] { width: 90px; }
 .panel select { max-width: 150px; }
 .buttons { display: flex; gap: 4px; margin: 4px 0; }
 .xyz { display: flex; gap: 4px; } .xyz[hidden] { display: none; } .xyz input { width: 78px !important; }
@@ -594,8 +638,8 @@ const HTML = `
     <label>Backend <select name="backend"><option value="auto">auto</option><option value="webgpu">WebGPU</option><option value="cpu">CPU (wasm SIMD)</option></select></label>
     <label>Mode <select name="mode">${MODES.map((m) => `<option>${m}</option>`).join("")}</select></label>
     <label>Resolution <input name="resolution" type="number" min="8" max="4096" step="8" value="256"></label>
-    <label>ε <span class="muted" data-out="eps-unit">(blank: 1 pixel)</span> <input name="epsilon" type="number" min="0" step="any" placeholder="auto"></label>
-    <label>Clearance <span class="muted" data-out="clearance-unit">(blank: none)</span> <input name="clearance" type="number" min="0" step="any" placeholder="none"></label>
+    <label>ε <span class="muted" data-out="eps-unit">(blank: 1 pixel)</span> <input name="epsilon" type="text" inputmode="decimal" spellcheck="false" placeholder="auto" title="A length in scene units, or with a unit: 0.05mm, 0.002in"></label>
+    <label>Clearance <span class="muted" data-out="clearance-unit">(blank: none)</span> <input name="clearance" type="text" inputmode="decimal" spellcheck="false" placeholder="none" title="A length in scene units, or with a unit: 5mm, 0.25in"></label>
     <label>Collision detection (c) <input name="collide" type="checkbox" checked></label>
     <label>Self-collision (v) <input name="self" type="checkbox" checked></label>
     <div class="muted" data-out="backend"></div>
@@ -645,7 +689,7 @@ const HTML = `
         <input name="rule_reason" placeholder="reason" aria-label="rule reason">
         <button data-rule="add" title="Add the rule; the results follow at once">Add rule</button>
       </div>
-      <label>Min depth <span class="muted" data-out="min-depth-unit">(blank: none)</span> <input name="min_depth" type="number" min="0" step="any" placeholder="none"></label>
+      <label>Min depth <span class="muted" data-out="min-depth-unit">(blank: none)</span> <input name="min_depth" type="text" inputmode="decimal" spellcheck="false" placeholder="none" title="A depth in scene units, or with a unit: 0.5mm"></label>
       <ul class="ignored" data-out="ignored"></ul>
     </details>
     <ul data-out="results"><li class="muted">No check yet.</li></ul>
@@ -1451,7 +1495,7 @@ export class LdiClashViewer extends HTMLElement {
     const diagonal = Math.hypot(...hi.map((h, a) => (Number.isFinite(h - lo[a]) ? h - lo[a] : 0)));
     // Boxes are in millimetres; pairs closer than the clearance or the contact tolerance
     // meet too.
-    const mmPer = { "µm": 1e-3, mm: 1, cm: 10, m: 1000, in: 25.4, ft: 304.8 }[this._unit()] ?? 1;
+    const mmPer = mmPerUnit(this._unit()) ?? 1;
     const margin = this._reach() * mmPer * 1.01 + 1e-4 * diagonal;
     try {
       layout.tiles = JSON.parse(this.wasm.plan_tiles(boxes, Float64Array.from(entries, (e) => e.cost), Math.max(1, budget - base), margin));
@@ -2244,28 +2288,32 @@ export class LdiClashViewer extends HTMLElement {
   // --- checks ----------------------------------------------------------------------------
 
   _settings() {
-    const eps = this._field("epsilon").value;
     const mode = this._field("mode").value;
+    const { epsilon, clearance } = this._lengths();
     return JSON.stringify({
       mode,
       resolution: Math.max(1, Math.min(4096, Number(this._field("resolution").value) || 256)),
-      epsilon: eps === "" ? null : Number(eps),
+      epsilon,
       self_check: this._field("self").checked,
-      clearance: this._clearance(),
+      clearance,
     });
+  }
+
+  /** The panel's contact tolerance ε and clearance in scene units (`{epsilon, clearance}`,
+   * null where blank or unreadable), with `error` saying why one cannot be read (a check
+   * then fails with it: `_doCheck`). Either may carry a unit (`parseLength`). */
+  _lengths() {
+    const unit = this._unit();
+    const eps = parseLength(this._field("epsilon").value, unit, "ε (epsilon)");
+    const cl = parseLength(this._field("clearance").value, unit, "Clearance", true);
+    return { epsilon: eps.value ?? null, clearance: cl.value ?? null, error: eps.error ?? cl.error };
   }
 
   /** How far apart (scene units) a pair still counts: the clearance or an explicit contact
    * tolerance ε, whichever is larger (the check grows its boxes by half of it). */
   _reach() {
-    const finite = (x) => (Number.isFinite(x) && x > 0 ? x : 0);
-    return Math.max(finite(this._clearance()), finite(Number(this._field("epsilon").value.trim() || 0)));
-  }
-
-  /** The clearance asked for (scene units), or null. */
-  _clearance() {
-    const c = this._field("clearance").value.trim();
-    return c === "" ? null : Number(c);
+    const { epsilon, clearance } = this._lengths();
+    return Math.max(clearance ?? 0, epsilon ?? 0);
   }
 
   _useGpu() {
@@ -2348,6 +2396,8 @@ export class LdiClashViewer extends HTMLElement {
     // Whether the results list shows this check's answer (then the end need not list again).
     let listed = false;
     try {
+      const unreadable = this._lengths().error;
+      if (unreadable) throw new Error(unreadable);
       const settings = this._settings();
       // The page's phases of this check (ms), added to the report's timings_ms (issue 15).
       const page = {};
@@ -3133,9 +3183,11 @@ export class LdiClashViewer extends HTMLElement {
       }
     });
     on("min_depth", () => {
-      const v = this._field("min_depth").value.trim();
+      // A number in scene units or with a unit (`2mm`), stored in scene units.
+      const d = parseLength(this._field("min_depth").value, this._unit(), "Min depth");
       try {
-        this.setRules({ ...this._rules, min_depth: v === "" ? null : Number(v) });
+        if (d.error) throw new Error(d.error);
+        this.setRules({ ...this._rules, min_depth: d.value });
       } catch (err) {
         this._error(err.message);
         this._renderRules();

@@ -359,7 +359,12 @@ async function main() {
         const gripper = before.pairs.find((p) => p.a.startsWith("gripper") && p.b.startsWith("gripper"));
         // The gripper clash is 0.096 deep (how far to move fmf apart): kept at 0.05, ignored at 0.1.
         const shallow = depth("0.05");
-        const deep = depth("0.1");
+        // With a unit too (the scene is in mm): 100 µm is 0.1.
+        const deep = depth("100um");
+        // One that cannot be read: an error, the rule as it was.
+        const errors = [];
+        v.addEventListener("error", (e) => errors.push(e.detail.message), { once: true });
+        const unreadable = { ...depth("2 furlongs"), errors, field: md.value };
         // The KUKA's links touch at their joints by design (open meshes: surface contacts).
         v.setRules({ ...v.rules(), ignore: [{ a: "kuka_link_*", b: "kuka_link_*", class: "surface", reason: "joints" }] });
         const both = { pairs: v.report.pairs.length, ignored: (v.report.ignored ?? []).map((p) => [[p.a, p.b].sort().join("|"), p.rule]) };
@@ -370,10 +375,11 @@ async function main() {
           bad = err.message;
         }
         const json = JSON.parse(await (await v.saveSession()).text());
-        return { before: before.pairs.length, separation: gripper.separation, shallow, deep, both, rules: v.rules(), bad, json };
+        return { before: before.pairs.length, separation: gripper.separation, shallow, deep, unreadable, both, rules: v.rules(), bad, json };
       });
       check(r.shallow.pairs.length === r.before && r.shallow.ignored.length === 0, `min depth 0.05 (gripper ${r.separation} deep): ${JSON.stringify(r.shallow)}`);
       check(r.deep.pairs.length === r.before - 1 && r.deep.ignored.length === 1 && r.deep.ignored[0][0].startsWith("gripper") && r.deep.ignored[0][1] === "min_depth 0.1", `min depth 0.1: ${JSON.stringify(r.deep)}`);
+      check(JSON.stringify(r.unreadable.ignored) === JSON.stringify(r.deep.ignored) && /unknown unit 'furlongs'/.test(r.unreadable.errors[0]) && r.unreadable.field === "0.1", `min depth "2 furlongs": ${JSON.stringify(r.unreadable)}`);
       check(r.both.pairs === 0 && r.both.ignored.length === r.before && r.both.ignored.filter(([, rule]) => rule === "ignore[0]: joints").length === r.before - 1, `with the joints rule: ${JSON.stringify(r.both)}`);
       check(r.bad && /ignore rule 1/.test(r.bad) && r.rules.ignore.length === 1 && r.rules.min_depth === 0.1, `a bad rule: "${r.bad}", rules ${JSON.stringify(r.rules)}`);
       check(JSON.stringify({ ignore: r.json.review.ignore, min_depth: r.json.review.min_depth }) === JSON.stringify(r.rules), `saved ${JSON.stringify(r.json.review)} vs ${JSON.stringify(r.rules)}`);

@@ -1230,6 +1230,88 @@ const webgpuTests = [
     },
   },
   {
+    name: "lengths with units: epsilon and clearance follow the scene unit; unreadable ones fail the check",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        const errors = [];
+        v.addEventListener("error", (e) => errors.push(e.detail.message));
+        // Two 10 mm cubes, the second 0.04 mm above the first (OBJ has no unit: taken as mm).
+        const cube = (z) => {
+          const vs = [];
+          for (const x of [0, 10]) for (const y of [0, 10]) for (const zz of [z, z + 10]) vs.push(`v ${x} ${y} ${zz}`);
+          const f = ["1 3 4 2", "5 6 8 7", "1 2 6 5", "3 7 8 4", "1 5 7 3", "2 4 8 6"].map((q) => `f ${q}`);
+          return `${vs.join("\n")}\n${f.join("\n")}\n`;
+        };
+        const set = (name, value) => (value === null ? v.removeAttribute(name) : v.setAttribute(name, value));
+        const pairs = async (epsilon, clearance) => {
+          set("epsilon", epsilon);
+          set("clearance", clearance);
+          const report = await v.check();
+          return report.pairs.map((p) => `${p.a}|${p.b}|${p.kind}${p.distance === undefined ? "" : ` ${p.distance.toPrecision(3)}`}`);
+        };
+        const failure = async (epsilon, clearance) => {
+          const before = errors.length;
+          try {
+            await pairs(epsilon, clearance);
+            return { message: null };
+          } catch (err) {
+            return { message: err.message, event: errors.slice(before).join(" / ") };
+          }
+        };
+        const untilUnit = async (u) => {
+          for (let i = 0; i < 200 && v.viewer.units()[0] !== u; i++) await new Promise((ok) => setTimeout(ok, 10));
+        };
+        await v.clear();
+        const outcome = await v.load([
+          { name: "base.obj", bytes: cube(0) },
+          { name: "lid.obj", bytes: cube(10.04) },
+        ]);
+        const mm = { um50: await pairs("50um", null), mm003: await pairs("0.03 mm", null), inch: await pairs("0.002in", null), clear: await pairs(null, "0.1mm") };
+        // The same lengths once the scene is in metres: converted again.
+        v.setAttribute("units", "m");
+        await untilUnit("m");
+        const m = { um50: await pairs("50um", null), plain: await pairs("0.00005", null), clear: await pairs(null, "0.1mm"), field: v.shadowRoot.querySelector('[name="clearance"]').value };
+        const bad = {
+          unit: await failure("5 furlongs", null),
+          zero: await failure(null, "0mm"),
+          negative: await failure("-1", null),
+          text: await failure(null, "five"),
+        };
+        v.setAttribute("units", "none");
+        await untilUnit("");
+        bad.none = await failure("0.05mm", null);
+        const noneOk = await pairs("0.05", null);
+        set("epsilon", null);
+        v.setAttribute("units", "mm");
+        await untilUnit("mm");
+        return { outcome, mm, m, bad, noneOk };
+      });
+      if (r.outcome.errors.length) throw new Error(`load: ${JSON.stringify(r.outcome)}`);
+      const want = (got, expected, what) => {
+        if (JSON.stringify(got) !== JSON.stringify(expected)) throw new Error(`${what}: ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
+      };
+      want(r.mm.um50, ["base|lid|touch"], "epsilon 50um in a mm scene");
+      want(r.mm.mm003, [], "epsilon 0.03 mm in a mm scene");
+      want(r.mm.inch, ["base|lid|touch"], "epsilon 0.002in (0.0508 mm) in a mm scene");
+      want(r.mm.clear, ["base|lid|clearance 0.0400"], "clearance 0.1mm in a mm scene");
+      want(r.m.um50, ["base|lid|touch"], "epsilon 50um in a metre scene");
+      want(r.m.plain, ["base|lid|touch"], "epsilon 0.00005 (m) in a metre scene");
+      want(r.m.clear, ["base|lid|clearance 0.0000400"], "clearance 0.1mm in a metre scene");
+      want(r.noneOk, ["base|lid|touch"], "epsilon 0.05 with units none");
+      if (r.m.field !== "0.1mm") throw new Error(`the clearance field holds "${r.m.field}"`);
+      const expect = { unit: "unknown unit 'furlongs'", zero: "must be greater than 0", negative: "must be 0 or more", text: "expected a number", none: "units: none" };
+      for (const [k, words] of Object.entries(expect)) {
+        const f = r.bad[k];
+        if (!f.message?.includes(words) || !f.event?.includes(words)) throw new Error(`${k}: check() gave ${JSON.stringify(f)}, expected an error with "${words}" and an error event`);
+      }
+      if (problems.length) throw new Error(problems.join("\n"));
+      console.log(`       50um, 0.002in, 0.1mm in mm and in m scenes: ${r.mm.um50}, ${r.mm.inch}, ${r.m.clear}; refused: ${r.bad.unit.message}`);
+      await page.close();
+    },
+  },
+  {
     name: "the first check shows the progress bar, its phases and that the GPU is a software one",
     async run(browser) {
       const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
