@@ -520,12 +520,69 @@ impl Report {
         for warn in &self.warnings {
             let _ = writeln!(s, "\nwarning: {warn}");
         }
-        let t: Vec<String> = self
-            .timings_ms
-            .iter()
-            .map(|(k, v)| format!("{k} {v:.1} ms"))
-            .collect();
-        let _ = writeln!(s, "\nTimings: {}", t.join(", "));
+        let _ = writeln!(s, "\nTimings: {}", timings_line(&self.timings_ms));
         s
+    }
+}
+
+/// The table's timings: the wall times in the order the check runs them (then any others),
+/// and the job times summed over the jobs apart, as they run in parallel and can add up to
+/// more than `total`.
+fn timings_line(t: &BTreeMap<String, f64>) -> String {
+    const ORDER: [&str; 8] = [
+        "load",
+        "gpu_init",
+        "broad_phase",
+        "coarse",
+        "apart",
+        "pairs",
+        "self",
+        "total",
+    ];
+    const SUMMED: [&str; 2] = ["ldi", "analysis"];
+    let ms = |k: &str| t.get(k).map(|v| format!("{k} {v:.1} ms"));
+    let mut wall: Vec<String> = ORDER.iter().filter_map(|k| ms(k)).collect();
+    wall.extend(
+        t.keys()
+            .filter(|k| !ORDER.contains(&k.as_str()) && !SUMMED.contains(&k.as_str()))
+            .filter_map(|k| ms(k)),
+    );
+    let summed: Vec<String> = SUMMED.iter().filter_map(|k| ms(k)).collect();
+    let mut line = wall.join(", ");
+    if !summed.is_empty() {
+        line.push_str(&format!(
+            "; summed over the jobs, which run in parallel: {}",
+            summed.join(", ")
+        ));
+    }
+    line
+}
+
+#[cfg(test)]
+mod timing_tests {
+    use super::*;
+
+    #[test]
+    fn the_tables_timings_run_in_check_order_with_summed_job_times_apart() {
+        let t: BTreeMap<String, f64> = [
+            ("analysis", 1.84),
+            ("apart", 0.0),
+            ("ldi", 11.2),
+            ("load", 2.8),
+            ("pairs", 7.7),
+            ("self", 5.4),
+            ("total", 7.8),
+            ("extra", 1.0),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        assert_eq!(
+            timings_line(&t),
+            "load 2.8 ms, apart 0.0 ms, pairs 7.7 ms, self 5.4 ms, total 7.8 ms, extra 1.0 ms; \
+             summed over the jobs, which run in parallel: ldi 11.2 ms, analysis 1.8 ms"
+        );
+        let wall_only: BTreeMap<String, f64> = [("total".to_string(), 3.0)].into_iter().collect();
+        assert_eq!(timings_line(&wall_only), "total 3.0 ms");
     }
 }

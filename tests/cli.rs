@@ -106,6 +106,54 @@ fn mesh_files_are_objects_named_after_the_file() {
     assert_eq!(v["objects"][1]["name"], "GUIDE_WSG50_110#2");
 }
 
+/// A folder stands for its scene.json, or else for every mesh file in it (in name order):
+/// the same report as naming the files; a folder with neither is refused with the formats.
+#[test]
+fn a_folder_is_its_scene_file_or_its_mesh_files() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = ldiclash(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let s = |p: &std::path::Path| p.to_str().unwrap_or("").to_string();
+    let findings =
+        |v: &serde_json::Value| (v["objects"].clone(), v["pairs"].clone(), v["self"].clone());
+    let scene = data("gripper_parts");
+    assert_eq!(
+        findings(&json(&["check", &s(&scene), "--json"])),
+        findings(&json(&["check", &s(&scene.join("scene.json")), "--json"]))
+    );
+    let meshes = data("gripper_parts/meshes");
+    let by_folder = json(&["check", &s(&meshes), "--json"]);
+    let by_files = json(&[
+        "check",
+        &s(&meshes.join("GUIDE_WSG50_110.stl")),
+        &s(&meshes.join("WSG-FMF.stl")),
+        "--json",
+    ]);
+    assert_eq!(findings(&by_folder), findings(&by_files));
+    assert_eq!(by_folder["objects"][1]["name"], "WSG-FMF");
+    assert_eq!(by_folder["pairs"][0]["kind"], "volume");
+    // A folder of other files: refused, naming the folder and the formats.
+    let notes = tmp("placeholder", b"").with_file_name("notes");
+    std::fs::create_dir_all(&notes).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(notes.join("readme.txt"), b"not a mesh").unwrap_or_else(|e| panic!("{e}"));
+    let dir = s(&notes);
+    let out = ldiclash(&["check", &dir]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains(&dir)
+            && err.contains("no scene.json and no mesh files")
+            && err.contains("stl"),
+        "{err}"
+    );
+}
+
 #[test]
 fn no_self_skips_the_self_collision_check() {
     let scene = data("gripper_parts/scene.json");

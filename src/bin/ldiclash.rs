@@ -20,7 +20,7 @@ use glam::DMat4;
 use ldiclash::check::{
     check_with_progress, Axes, Backend, BroadPhase, CheckOptions, Mode, Progress,
 };
-use ldiclash::mesh::{load_assembly, Units};
+use ldiclash::mesh::{load_assembly, Format, Units};
 use ldiclash::report::Report;
 use ldiclash::review::bcf::BcfVersion;
 use ldiclash::review::{
@@ -46,7 +46,8 @@ struct Cli {
 enum Command {
     /// Check meshes or scene files for collisions.
     Check {
-        /// Mesh files (STL, OBJ, PLY, OFF, glTF/GLB, 3MF) or scene files (.json).
+        /// Mesh files (STL, OBJ, PLY, OFF, glTF/GLB, 3MF), scene files (.json) or folders (a
+        /// folder's scene.json, or else every mesh file in it).
         #[arg(required = true, value_name = "INPUT")]
         inputs: Vec<PathBuf>,
         /// Pixels along the longer side of each region's LDI.
@@ -365,7 +366,7 @@ fn load_inputs(
 ) -> Result<(Scene, Vec<ReviewFile>), String> {
     let mut scene = Scene::new();
     let mut reviews = Vec::new();
-    for path in inputs {
+    for path in &folder_files(inputs)? {
         let bytes =
             std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let is_scene = path
@@ -403,6 +404,49 @@ fn load_inputs(
         }
     }
     Ok((scene, reviews))
+}
+
+/// The files `inputs` name: a file as it is; a folder's `scene.json` when it has one,
+/// otherwise every mesh file directly in it (by extension, in name order).
+fn folder_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for path in inputs {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let scene = path.join("scene.json");
+        if scene.is_file() {
+            files.push(scene);
+            continue;
+        }
+        let entries = std::fs::read_dir(path)
+            .map_err(|e| format!("cannot read the folder {}: {e}", path.display()))?;
+        let mut meshes = Vec::new();
+        for entry in entries {
+            let p = entry
+                .map_err(|e| format!("cannot read the folder {}: {e}", path.display()))?
+                .path();
+            let mesh = p
+                .extension()
+                .and_then(|e| e.to_str())
+                .and_then(Format::from_extension)
+                .is_some();
+            if mesh && p.is_file() {
+                meshes.push(p);
+            }
+        }
+        if meshes.is_empty() {
+            return Err(format!(
+                "{}: the folder holds no scene.json and no mesh files ({}); name the files to check",
+                path.display(),
+                Format::ALL.map(|f| f.extension()).join(", ")
+            ));
+        }
+        meshes.sort();
+        files.extend(meshes);
+    }
+    Ok(files)
 }
 
 /// Fail early (before a long check) when `path` cannot be written.
