@@ -154,6 +154,55 @@ fn a_folder_is_its_scene_file_or_its_mesh_files() {
     );
 }
 
+/// `--fail-on` turns the clashes found into exit code 1 (the report still written), for
+/// scripts: any clash; new ones against the baseline; ones not approved. Without it, 0.
+#[test]
+fn fail_on_sets_the_exit_code_by_the_clashes_found() {
+    let scene = data("gripper_parts/scene.json");
+    let scene = scene.to_str().unwrap_or("");
+    let code = |extra: &[&str]| -> (i32, serde_json::Value) {
+        let mut args = vec!["check", scene, "--json"];
+        args.extend_from_slice(extra);
+        let out = ldiclash(&args);
+        let v = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{extra:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        (out.status.code().unwrap_or(-1), v)
+    };
+    // The gripper's two parts collide, and the FMF part overlaps itself.
+    let (plain, first) = code(&[]);
+    assert_eq!(plain, 0);
+    assert_eq!(first["pairs"].as_array().map(Vec::len), Some(1));
+    for which in ["any", "new", "unapproved", "ANY"] {
+        let (c, v) = code(&["--fail-on", which]);
+        assert_eq!(c, 1, "--fail-on {which}");
+        assert_eq!(
+            v["pairs"], first["pairs"],
+            "the report is written all the same"
+        );
+    }
+    // Against a baseline that has the clash: active, so not new but not approved.
+    let mut base = first.clone();
+    let baseline = tmp("fail-on-baseline.json", base.to_string().as_bytes());
+    let baseline = baseline.to_str().unwrap_or("");
+    assert_eq!(code(&["--baseline", baseline, "--fail-on", "new"]).0, 0);
+    assert_eq!(
+        code(&["--baseline", baseline, "--fail-on", "unapproved"]).0,
+        1
+    );
+    // Approved in the baseline: only the self-collision is left, which `any` counts.
+    base["pairs"][0]["status"] = "approved".into();
+    let approved = tmp("fail-on-approved.json", base.to_string().as_bytes());
+    let approved = approved.to_str().unwrap_or("");
+    let (c, v) = code(&["--baseline", approved, "--fail-on", "unapproved"]);
+    assert_eq!((c, v["pairs"][0]["status"].as_str()), (0, Some("approved")));
+    assert_eq!(code(&["--baseline", approved, "--fail-on", "any"]).0, 1);
+    // Ignored by a rule and the self-collision skipped: nothing left, 0 under every kind.
+    for which in ["any", "new", "unapproved"] {
+        let (c, v) = code(&["--ignore", "*,*", "--no-self", "--fail-on", which]);
+        assert_eq!(c, 0, "--fail-on {which} with every pair ignored: {v}");
+    }
+}
+
 #[test]
 fn no_self_skips_the_self_collision_check() {
     let scene = data("gripper_parts/scene.json");
@@ -213,6 +262,15 @@ fn bad_input_exits_non_zero_with_a_message() {
                 "w".into(),
             ],
             "unknown axis",
+        ),
+        (
+            vec![
+                "check".into(),
+                data("bunny_pair/scene.json").display().to_string(),
+                "--fail-on".into(),
+                "clash".into(),
+            ],
+            "use any, new or unapproved",
         ),
         (
             vec![

@@ -25,7 +25,7 @@ use ldiclash::report::Report;
 use ldiclash::review::bcf::BcfVersion;
 use ldiclash::review::{
     apply_baseline, apply_rules, clash_states, iso8601_utc, ClashState, IgnoreRule, ReviewFile,
-    Rules,
+    Rules, Status,
 };
 use ldiclash::scene::{annotate_report, part_names, Scene, SceneFile, UnitSettings};
 
@@ -124,6 +124,11 @@ enum Command {
         /// (0: no snapshots).
         #[arg(long, value_name = "PIXELS", default_value_t = 480)]
         snapshot_resolution: u32,
+        /// Exit with code 1 (after writing the report) when the check finds clashes: any (a
+        /// pair or a self-collision), new (a pair not in the baseline) or unapproved (a pair
+        /// new, active or reviewed). For scripts and CI; without it the exit code is 0.
+        #[arg(long, value_name = "WHICH")]
+        fail_on: Option<String>,
     },
     /// Write a generated factory hall (the factory-scale benchmark's scene): a grid of cells,
     /// robot cells of the shared real meshes (default) or 12-part gear assemblies, as
@@ -159,7 +164,8 @@ fn main() -> ExitCode {
         }
     };
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Outcome::Done) => ExitCode::SUCCESS,
+        Ok(Outcome::Clashes) => ExitCode::from(1),
         Err(msg) => {
             eprintln!("error: {msg}");
             ExitCode::from(2)
@@ -167,16 +173,52 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<(), String> {
+/// How a command ended, when it ran.
+enum Outcome {
+    Done,
+    /// `check --fail-on` found clashes of the kind asked.
+    Clashes,
+}
+
+/// Which clashes fail `check --fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum FailOn {
+    Any,
+    New,
+    Unapproved,
+}
+
+impl FailOn {
+    fn parse(text: &str) -> Result<FailOn, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "any" => Ok(FailOn::Any),
+            "new" => Ok(FailOn::New),
+            "unapproved" => Ok(FailOn::Unapproved),
+            _ => Err(format!("--fail-on {text}: use any, new or unapproved")),
+        }
+    }
+
+    /// Whether `report` (reviewed: rules and baseline applied) holds such a clash.
+    fn fails(self, report: &Report) -> bool {
+        let status = |p: &ldiclash::report::PairReport| p.status.unwrap_or_default();
+        match self {
+            FailOn::Any => !report.pairs.is_empty() || !report.self_collisions.is_empty(),
+            FailOn::New => report.pairs.iter().any(|p| status(p) == Status::New),
+            FailOn::Unapproved => report.pairs.iter().any(|p| status(p) != Status::Approved),
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<Outcome, String> {
     let cmd = match cli.command {
-        Command::Animate(args) => return animate(args),
+        Command::Animate(args) => return animate(args).map(|()| Outcome::Done),
         Command::Hall {
             cols,
             rows,
             seed,
             cell,
             out,
-        } => return write_hall(cols, rows, seed, &cell, &out),
+        } => return write_hall(cols, rows, seed, &cell, &out).map(|()| Outcome::Done),
         c => c,
     };
     let Command::Check {
@@ -201,6 +243,7 @@ fn run(cli: Cli) -> Result<(), String> {
         bcf,
         bcf_version,
         snapshot_resolution,
+        fail_on,
     } = cmd
     else {
         return Err("unreachable command".into());
@@ -236,6 +279,7 @@ fn run(cli: Cli) -> Result<(), String> {
         clearance: None,
     };
     let bcf_version = bcf_version.parse::<BcfVersion>()?;
+    let fail_on = fail_on.as_deref().map(FailOn::parse).transpose()?;
     if let Some(path) = &bcf {
         writable(path, "--bcf")?;
     }
@@ -322,7 +366,11 @@ fn run(cli: Cli) -> Result<(), String> {
     };
     std::io::stdout()
         .write_all(out.as_bytes())
-        .map_err(|e| format!("cannot write the report: {e}"))
+        .map_err(|e| format!("cannot write the report: {e}"))?;
+    Ok(match fail_on {
+        Some(f) if f.fails(&report) => Outcome::Clashes,
+        _ => Outcome::Done,
+    })
 }
 
 /// The check on the chosen backend; without a GPU adapter the GPU backend falls back to the
