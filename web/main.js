@@ -90,7 +90,7 @@ setTimeout(() => {
 // The widget: configure it from the URL before it starts, then let it load.
 const viewer = $("viewer");
 const params = new URLSearchParams(location.search);
-for (const a of ["backend", "mode", "resolution", "units", "default-units"]) {
+for (const a of ["backend", "mode", "resolution", "units", "default-units", "clearance", "epsilon", "section"]) {
   if (params.has(a)) viewer.setAttribute(a, params.get(a));
 }
 const sources = [params.get("scene"), params.get("model")].filter(Boolean).join(",");

@@ -1312,6 +1312,26 @@ const webgpuTests = [
     },
   },
   {
+    name: "the page's URL sets the clearance, the contact tolerance and the section plane",
+    async run(browser) {
+      const { page, problems } = await openPage(browser, "/?backend=cpu&clearance=50um&epsilon=0.5um&section=-x:0");
+      const r = await page.evaluate(async () => {
+        const v = document.querySelector("ldi-clash-viewer");
+        const report = v.report ?? (await new Promise((resolve) => v.addEventListener("clash", (e) => resolve(e.detail), { once: true })));
+        const field = (n) => v.shadowRoot.querySelector(`[name="${n}"]`).value;
+        return { units: v.viewer.units()[0], clearance: field("clearance"), epsilon: field("epsilon"), section: v.section(), pairs: report.pairs.map((p) => ({ kind: p.kind, distance: p.distance })) };
+      });
+      const clear = r.pairs.filter((p) => p.kind === "clearance");
+      if (r.clearance !== "50um" || r.epsilon !== "0.5um") throw new Error(`fields: clearance "${r.clearance}", epsilon "${r.epsilon}"`);
+      if (JSON.stringify(r.section) !== JSON.stringify({ axis: "x", offset: 0, flip: true })) throw new Error(`section ${JSON.stringify(r.section)}`);
+      // The demo is in mm (its robot is about 1.2 mm tall): 50 µm is 0.05 mm.
+      if (r.units !== "mm" || !clear.length || !clear.every((p) => p.distance > 0 && p.distance <= 0.05)) throw new Error(`units ${r.units}, pairs ${JSON.stringify(r.pairs)}`);
+      if (problems.length) throw new Error(problems.join("\n"));
+      console.log(`       ?clearance=50um: ${clear.length} clearance pairs beside ${r.pairs.length - clear.length} clashes; section ${JSON.stringify(r.section)}`);
+      await page.close();
+    },
+  },
+  {
     name: "the first check shows the progress bar, its phases and that the GPU is a software one",
     async run(browser) {
       const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
