@@ -11,6 +11,11 @@
 //! asserts the same pairs and classes as at 256. And `--mode exact` (triangle–triangle tests
 //! and nesting: a yes or no per pair, as parry's), asserted to find the same pairs.
 //!
+//! A second table: clearance checks of the KUKA scenes (`--clearance` at 5 cm, 50 cm and 5 m,
+//! the last wider than the scene) against parry3d building its BVHs and asking `distance` for
+//! every pair whose boxes come within the clearance; the bench asserts the same number of
+//! pairs within it.
+//!
 //! Run: `cargo bench --bench peers` (`-- --quick` for one run each, as `cargo test --benches` does).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -78,6 +83,51 @@ fn parry_pairs(meshes: &[TriMesh]) -> Vec<(usize, usize)> {
         }
     }
     hits
+}
+
+/// A clearance check against parry3d's distances, in the same run: ldiclash's whole check
+/// with the clearance (its collisions and clearance pairs), parry's BVH build and `distance`
+/// of every pair whose world boxes come within the clearance.
+fn clearance_row(name: &str, scene: &Scene, clearance: f64, runs: usize) {
+    let opts = CheckOptions {
+        clearance: Some(clearance),
+        ..CheckOptions::default()
+    };
+    let (t_ldi, report) = time(runs, || {
+        check(scene, &opts).unwrap_or_else(|e| panic!("{e}"))
+    });
+    let boxes: Vec<_> = scene.objects.iter().map(|o| o.aabb()).collect();
+    let (t_build, meshes) = time(runs, || parry_meshes(scene));
+    let (t_query, within) = time(runs, || {
+        let id = Pose::identity();
+        let mut within = 0;
+        for i in 0..meshes.len() {
+            for j in i + 1..meshes.len() {
+                let (a, b) = (&boxes[i], &boxes[j]);
+                let gap = (b.min - a.max).max(a.min - b.max).max(Vec3::ZERO).length();
+                if f64::from(gap) > clearance {
+                    continue;
+                }
+                let d = parry3d::query::distance(&id, &meshes[i], &id, &meshes[j])
+                    .unwrap_or_else(|e| panic!("{e:?}"));
+                if f64::from(d.distance) <= clearance {
+                    within += 1;
+                }
+            }
+        }
+        within
+    });
+    assert_eq!(
+        report.pairs.len(),
+        within,
+        "{name} at {clearance}: pairs within the clearance"
+    );
+    let parry = t_build + t_query;
+    println!(
+        "| {name} | {clearance} | {t_ldi:.1} | {t_build:.1} + {t_query:.1} | {:.2}× | {} / {within} |",
+        parry / t_ldi,
+        report.pairs.len(),
+    );
 }
 
 fn row(name: &str, scene: &Scene, runs: usize) {
@@ -161,6 +211,7 @@ fn main() {
         })
         .unwrap_or_default();
     dirs.sort();
+    let mut kuka = Vec::new();
     for dir in dirs {
         let bytes = std::fs::read(dir.join("scene.json")).unwrap_or_else(|e| panic!("{e}"));
         let file = SceneFile::parse(&bytes).unwrap_or_else(|e| panic!("{e}"));
@@ -173,6 +224,9 @@ fn main() {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         row(&name, &scene, small_runs);
+        if name.starts_with("kuka") {
+            kuka.push((name, scene));
+        }
     }
     for (label, segments) in [
         ("100k-triangle sphere pair", 224u32),
@@ -187,5 +241,15 @@ fn main() {
         big.add("sphere_b", b.into(), Units::Unknown, id)
             .unwrap_or_else(|e| panic!("{e}"));
         row(label, &big, if quick { 1 } else { 3 });
+    }
+    println!();
+    println!("Clearance checks (the scenes in metres): ldiclash check --clearance C (the whole check) vs parry3d BVH build + distance of every pair whose boxes come within C, ms");
+    println!();
+    println!("| scene | clearance | ldiclash check | parry build + distances | parry / ldiclash | pairs within ldiclash / parry |");
+    println!("|---|---|---|---|---|---|");
+    for (name, scene) in &kuka {
+        for c in [0.05, 0.5, 5.0] {
+            clearance_row(name, scene, c, small_runs);
+        }
     }
 }

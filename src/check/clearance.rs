@@ -50,6 +50,14 @@ fn triangles(o: &Object, keep: impl Fn(DVec3, DVec3) -> bool) -> Vec<Tri> {
     out
 }
 
+/// The box of some triangles (empty: an inverted box that every gap test refuses).
+fn bounds(ts: &[Tri]) -> (DVec3, DVec3) {
+    ts.iter().fold(
+        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+        |(lo, hi), t| (lo.min(t.lo), hi.max(t.hi)),
+    )
+}
+
 /// The smallest distance between two boxes.
 fn box_gap(alo: DVec3, ahi: DVec3, blo: DVec3, bhi: DVec3) -> f64 {
     let d = (blo - ahi).max(alo - bhi).max(DVec3::ZERO);
@@ -78,8 +86,17 @@ pub fn closest_within(
     let grow = clearance / 2.0 + scale * 1e-6 + 1e-30;
     let reach = clearance + scale * 1e-6;
     let near = Near::new(a, b, cells, grow, reach)?;
+    // A first bound from a few triangles of each side nearest the other's, and only the
+    // triangles that can come that close: a clearance far wider than the gap (or than the
+    // parts) then costs about what a narrow one does, not every triangle against every other.
+    let bound = near.sampled_bound(8);
+    let (near, start) = if bound < reach {
+        (near.narrowed(bound), bound)
+    } else {
+        (near, reach)
+    };
     let mut best: Option<Closest> = None;
-    let _ = near.scan(reach, |t, u, limit| {
+    let _ = near.scan(start, |t, u, limit| {
         let c = triangle_distance(*t, *u);
         if c.distance <= *limit {
             *limit = c.distance;
@@ -130,7 +147,12 @@ impl Near {
         if ta.is_empty() || tb.is_empty() {
             return None;
         }
-        // Grid cells about the reach (or the triangles) in size.
+        Some(Near::gridded(ta, tb, reach))
+    }
+
+    /// The triangles `a` and `b` keep, gridded over `b`'s with cells about `reach` (or the
+    /// largest triangle box) in size.
+    fn gridded(ta: Vec<Tri>, tb: Vec<Tri>, reach: f64) -> Self {
         let size = tb
             .iter()
             .map(|t| (t.hi - t.lo).max_element())
@@ -160,7 +182,48 @@ impl Near {
                 }
             }
         }
-        Some(near)
+        near
+    }
+
+    /// An upper bound of the distance between the two sides: the least exact distance among
+    /// the `k` triangles of each side whose boxes come nearest the other side's box.
+    fn sampled_bound(&self, k: usize) -> f64 {
+        fn nearest(ts: &[Tri], lo: DVec3, hi: DVec3, k: usize) -> Vec<&Tri> {
+            let mut by_gap: Vec<(f64, &Tri)> = ts
+                .iter()
+                .map(|t| (box_gap(t.lo, t.hi, lo, hi), t))
+                .collect();
+            let k = k.min(by_gap.len());
+            if k > 0 && k < by_gap.len() {
+                by_gap.select_nth_unstable_by(k - 1, |x, y| x.0.total_cmp(&y.0));
+            }
+            by_gap.into_iter().take(k).map(|(_, t)| t).collect()
+        }
+        let (alo, ahi) = bounds(&self.ta);
+        let (blo, bhi) = bounds(&self.tb);
+        let sa = nearest(&self.ta, blo, bhi, k);
+        let sb = nearest(&self.tb, alo, ahi, k);
+        sa.iter()
+            .flat_map(|t| sb.iter().map(move |u| triangle_distance(t.p, u.p).distance))
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The triangles that can come within `limit` of the other side (each side's box cuts
+    /// the other's; the order kept), gridded with cells about `limit` in size.
+    fn narrowed(self, limit: f64) -> Self {
+        let (blo, bhi) = bounds(&self.tb);
+        let ta: Vec<Tri> = self
+            .ta
+            .into_iter()
+            .filter(|t| box_gap(t.lo, t.hi, blo, bhi) <= limit)
+            .collect();
+        let (alo, ahi) = bounds(&ta);
+        let tb: Vec<Tri> = self
+            .tb
+            .into_iter()
+            .filter(|u| box_gap(u.lo, u.hi, alo, ahi) <= limit)
+            .collect();
+        Near::gridded(ta, tb, limit)
     }
 
     fn key(&self, p: DVec3) -> (i64, i64, i64) {

@@ -44,6 +44,16 @@ pub const COARSE_RESOLUTION: u32 = 32;
 /// the maps of a check hold about `COARSE_RESOLUTION²` columns and their margins, far fewer).
 const MAX_COLUMNS: f64 = (1u32 << 16) as f64;
 
+/// The most lattice cells a margin the user asked for (a clearance or an explicit contact
+/// tolerance, halved) spans: [`CoarseMap::build`] coarsens its lattice to stay within. Each
+/// triangle marks the columns of its box grown by the margin, so a margin of `k` cells costs
+/// about `(2k + 1)²` columns per triangle: a clearance far wider than the parts (50 on parts of
+/// size 1) took 17 s of column marking for ten parts before this bound, 9 ms after. The cells
+/// are then as wide as the margin, which the meeting cells hold anyway: the fine LDIs over
+/// them hold about the same fragments (1, 2, 4 and 8 cells tried: 1 was quickest on the KUKA
+/// scenes, docs/benchmarks-history.md).
+const MARGIN_CELLS: f64 = 1.0;
+
 /// The coarsest lattice level (cell side `2^MAX_LEVEL`, beyond any finite `f32` box).
 const MAX_LEVEL: i32 = 1000;
 
@@ -174,9 +184,12 @@ impl CoarseMap {
         }
         // A lattice too fine for the footprint grown by its margin (a margin far wider than
         // the cells: a part placed at a scale far beyond the others') would need more than
-        // `MAX_COLUMNS` columns: the map is made on the first coarser lattice that needs
-        // fewer. It stays conservative (a coarser cell covers the finer ones, the margin only
-        // grows with `h`), and meeting cells are found on the finer of two lattices anyway.
+        // `MAX_COLUMNS` columns, and one finer than the margin the user asked for
+        // (`MARGIN_CELLS`) would mark many columns per triangle: the map is made on the first
+        // coarser lattice that needs neither. It stays conservative (a coarser cell covers the
+        // finer ones, the margin only grows with `h`), and meeting cells are found on the finer
+        // of two lattices anyway. Without a clearance or ε the second bound asks nothing.
+        let asked = reach.epsilon.unwrap_or(0.0).max(reach.clearance) / 2.0;
         let (level, h, m) = (level..=MAX_LEVEL)
             .map(|l| {
                 let h = 2f64.powi(l);
@@ -184,7 +197,8 @@ impl CoarseMap {
             })
             .find(|&(_, h, m)| {
                 let cols = |lo: f64, hi: f64| ((hi + m) / h).floor() - ((lo - m) / h).floor() + 1.0;
-                cols(fmin.x, fmax.x) * cols(fmin.y, fmax.y) <= MAX_COLUMNS
+                asked <= MARGIN_CELLS * h
+                    && cols(fmin.x, fmax.x) * cols(fmin.y, fmax.y) <= MAX_COLUMNS
             })
             .ok_or(crate::ldi::ViewError::NonFinite)?;
         // h is a power of two: multiplying by its inverse is exact.
