@@ -529,12 +529,13 @@ impl Report {
 /// and the job times summed over the jobs apart, as they run in parallel and can add up to
 /// more than `total`.
 fn timings_line(t: &BTreeMap<String, f64>) -> String {
-    const ORDER: [&str; 8] = [
+    const ORDER: [&str; 9] = [
         "load",
         "gpu_init",
         "broad_phase",
         "coarse",
         "apart",
+        "clearance",
         "pairs",
         "self",
         "total",
