@@ -201,16 +201,35 @@ fn analytic_cases() {
     );
 }
 
+/// A sphere, a cube and a thin plate of about unit size.
+fn small_shapes() -> [Mesh; 3] {
+    [
+        uv_sphere(Vec3::ZERO, 0.5, 16, 8),
+        cuboid(Vec3::splat(-0.4), Vec3::splat(0.4)),
+        cuboid(Vec3::new(-0.6, -0.6, -0.01), Vec3::new(0.6, 0.6, 0.01)),
+    ]
+}
+
+/// The least triangle–triangle distance between objects `i` and `j`, over all pairs.
+fn brute_force_distance(scene: &Scene, i: usize, j: usize) -> f64 {
+    let (wa, wb) = (scene.objects[i].world(), scene.objects[j].world());
+    let mut d = f64::INFINITY;
+    for s in 0..wa.triangles.len() {
+        for t in 0..wb.triangles.len() {
+            let ta = wa.corners(s).map(|v| v.as_dvec3());
+            let tb = wb.corners(t).map(|v| v.as_dvec3());
+            d = d.min(ldiclash::collide::triangle_distance(ta, tb).distance);
+        }
+    }
+    d
+}
+
 /// Random placements of small meshes: the reported distance is the brute-force minimum over
 /// all triangle pairs whenever that is within the clearance, and nothing else is reported.
 #[test]
 fn random_placements_miss_nothing() {
     let mut rnd = common::xorshift(0x9E37_79B9u64);
-    let shapes = [
-        uv_sphere(Vec3::ZERO, 0.5, 16, 8),
-        cuboid(Vec3::splat(-0.4), Vec3::splat(0.4)),
-        cuboid(Vec3::new(-0.6, -0.6, -0.01), Vec3::new(0.6, 0.6, 0.01)),
-    ];
+    let shapes = small_shapes();
     let c = 0.2;
     let (mut within, mut beyond) = (0, 0);
     for k in 0..60 {
@@ -226,16 +245,7 @@ fn random_placements_miss_nothing() {
         if r.pairs.iter().any(|p| p.kind != Kind::Clearance) {
             continue; // colliding: not a clearance case
         }
-        // Brute force over all triangle pairs.
-        let (wa, wb) = (scene.objects[0].world(), scene.objects[1].world());
-        let mut d = f64::INFINITY;
-        for i in 0..wa.triangles.len() {
-            for j in 0..wb.triangles.len() {
-                let ta = wa.corners(i).map(|v| v.as_dvec3());
-                let tb = wb.corners(j).map(|v| v.as_dvec3());
-                d = d.min(ldiclash::collide::triangle_distance(ta, tb).distance);
-            }
-        }
+        let d = brute_force_distance(&scene, 0, 1);
         match clearance_of(&r, "o0", "o1") {
             Some(p) => {
                 assert!(
@@ -262,11 +272,7 @@ fn random_placements_miss_nothing() {
 #[test]
 fn a_clearance_far_wider_than_the_parts_gives_every_distance() {
     let mut rnd = common::xorshift(0x5EED_C1EAu64);
-    let shapes = [
-        uv_sphere(Vec3::ZERO, 0.5, 16, 8),
-        cuboid(Vec3::splat(-0.4), Vec3::splat(0.4)),
-        cuboid(Vec3::new(-0.6, -0.6, -0.01), Vec3::new(0.6, 0.6, 0.01)),
-    ];
+    let shapes = small_shapes();
     let parts: Vec<(Mesh, DMat4)> = (0..6)
         .map(|k| {
             let q =
@@ -279,18 +285,6 @@ fn a_clearance_far_wider_than_the_parts_gives_every_distance() {
         })
         .collect();
     let scene = placed(parts);
-    let brute = |i: usize, j: usize| {
-        let (wa, wb) = (scene.objects[i].world(), scene.objects[j].world());
-        let mut d = f64::INFINITY;
-        for s in 0..wa.triangles.len() {
-            for t in 0..wb.triangles.len() {
-                let ta = wa.corners(s).map(|v| v.as_dvec3());
-                let tb = wb.corners(t).map(|v| v.as_dvec3());
-                d = d.min(ldiclash::collide::triangle_distance(ta, tb).distance);
-            }
-        }
-        d
-    };
     for broad in [BroadPhase::Ldi, BroadPhase::Boxes] {
         let r = with_clearance(&scene, 100.0, broad);
         assert!(
@@ -305,7 +299,7 @@ fn a_clearance_far_wider_than_the_parts_gives_every_distance() {
                     .unwrap_or_else(|| panic!("{broad:?}: {a}/{b} missed"))
                     .distance
                     .unwrap();
-                let d = brute(i, j);
+                let d = brute_force_distance(&scene, i, j);
                 assert!(
                     (got - d).abs() <= 1e-9 * d,
                     "{broad:?}: {a}/{b} at {got}, brute force {d}"
