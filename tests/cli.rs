@@ -203,6 +203,57 @@ fn fail_on_sets_the_exit_code_by_the_clashes_found() {
     }
 }
 
+/// `-` reads standard input: a mesh told by its content (named `stdin`) or a scene file
+/// (its files relative to the current folder); once only; other bytes are refused.
+#[test]
+fn a_dash_reads_standard_input() {
+    use std::io::Write as _;
+    let run = |args: &[&str], input: &[u8], dir: &std::path::Path| -> Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ldiclash"))
+            .args(args)
+            .current_dir(dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run ldiclash: {e}"));
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input).unwrap_or_else(|e| panic!("{e}"));
+        drop(stdin);
+        child.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+    };
+    let json = |out: &Output| -> serde_json::Value {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let dir = data("gripper_parts");
+    let guide = std::fs::read(dir.join("meshes/GUIDE_WSG50_110.stl")).unwrap();
+    let v = json(&run(
+        &["check", "-", "meshes/WSG-FMF.stl", "--json"],
+        &guide,
+        &dir,
+    ));
+    assert_eq!(v["objects"][0]["name"], "stdin");
+    assert_eq!(v["pairs"][0]["kind"], "volume");
+    let scene = std::fs::read(dir.join("scene.json")).unwrap();
+    let from_stdin = json(&run(&["check", "-", "--json"], &scene, &dir));
+    let from_file = json(&run(&["check", "scene.json", "--json"], &[], &dir));
+    assert_eq!(from_stdin["pairs"], from_file["pairs"]);
+    for (args, input, words) in [
+        (&["check", "-", "-"][..], &scene[..], "given twice"),
+        (&["check", "-"][..], &b"hello\n"[..], "neither a mesh"),
+    ] {
+        let out = run(args, input, &dir);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(err.contains(words), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn no_self_skips_the_self_collision_check() {
     let scene = data("gripper_parts/scene.json");

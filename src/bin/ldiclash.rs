@@ -46,8 +46,8 @@ struct Cli {
 enum Command {
     /// Check meshes or scene files for collisions.
     Check {
-        /// Mesh files (STL, OBJ, PLY, OFF, glTF/GLB, 3MF), scene files (.json) or folders (a
-        /// folder's scene.json, or else every mesh file in it).
+        /// Mesh files (STL, OBJ, PLY, OFF, glTF/GLB, 3MF), scene files (.json), folders (a
+        /// folder's scene.json, or else every mesh file in it), or - for standard input.
         #[arg(required = true, value_name = "INPUT")]
         inputs: Vec<PathBuf>,
         /// Pixels along the longer side of each region's LDI.
@@ -414,12 +414,32 @@ fn load_inputs(
 ) -> Result<(Scene, Vec<ReviewFile>), String> {
     let mut scene = Scene::new();
     let mut reviews = Vec::new();
+    let mut stdin_read = false;
     for path in &folder_files(inputs)? {
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let is_scene = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        // `-`: standard input, a mesh (its format from its content) or a scene file (JSON
+        // that is not glTF; its files relative to the current folder).
+        let stdin = path.as_os_str() == "-";
+        let bytes = if stdin {
+            if std::mem::replace(&mut stdin_read, true) {
+                return Err("- (standard input) is given twice".into());
+            }
+            let mut b = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut b)
+                .map_err(|e| format!("cannot read standard input: {e}"))?;
+            b
+        } else {
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        };
+        let is_scene = if stdin {
+            ldiclash::mesh::sniff(&bytes).is_none() && bytes.trim_ascii_start().starts_with(b"{")
+        } else {
+            path.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        };
+        if stdin && !is_scene && ldiclash::mesh::sniff(&bytes).is_none() {
+            return Err("standard input (-): neither a mesh (STL, OBJ, PLY, OFF, glTF/GLB, 3MF, told by its content) nor a scene file".into());
+        }
+        let path: &Path = if stdin { Path::new("stdin") } else { path };
         if is_scene {
             let file = SceneFile::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
             let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
