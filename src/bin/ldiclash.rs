@@ -431,14 +431,16 @@ fn load_inputs(
             std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?
         };
         let is_scene = if stdin {
-            ldiclash::mesh::sniff(&bytes).is_none() && bytes.trim_ascii_start().starts_with(b"{")
+            let mesh = ldiclash::mesh::sniff(&bytes).is_some();
+            let json = bytes.trim_ascii_start().starts_with(b"{");
+            if !mesh && !json {
+                return Err("standard input (-): neither a mesh (STL, OBJ, PLY, OFF, glTF/GLB, 3MF, told by its content) nor a scene file".into());
+            }
+            !mesh
         } else {
             path.extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("json"))
         };
-        if stdin && !is_scene && ldiclash::mesh::sniff(&bytes).is_none() {
-            return Err("standard input (-): neither a mesh (STL, OBJ, PLY, OFF, glTF/GLB, 3MF, told by its content) nor a scene file".into());
-        }
         let path: &Path = if stdin { Path::new("stdin") } else { path };
         if is_scene {
             let file = SceneFile::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;

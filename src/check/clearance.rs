@@ -85,15 +85,17 @@ pub fn closest_within(
     let scale = scale_of(a, b);
     let grow = clearance / 2.0 + scale * 1e-6 + 1e-30;
     let reach = clearance + scale * 1e-6;
-    let near = Near::new(a, b, cells, grow, reach)?;
+    let (ta, tb) = Near::sides(a, b, cells, grow, reach)?;
     // A first bound from a few triangles of each side nearest the other's, and only the
-    // triangles that can come that close: a clearance far wider than the gap (or than the
-    // parts) then costs about what a narrow one does, not every triangle against every other.
-    let bound = near.sampled_bound(8);
+    // triangles that can come that close (gridded once, for that bound): a clearance far
+    // wider than the gap (or than the parts) then costs about what a narrow one does, not
+    // every triangle against every other.
+    let bound = sampled_bound(&ta, &tb, 8);
     let (near, start) = if bound < reach {
-        (near.narrowed(bound), bound)
+        let (ta, tb) = narrowed(ta, tb, bound);
+        (Near::gridded(ta, tb, bound), bound)
     } else {
-        (near, reach)
+        (Near::gridded(ta, tb, reach), reach)
     };
     let mut best: Option<Closest> = None;
     let _ = near.scan(start, |t, u, limit| {
@@ -105,6 +107,45 @@ pub fn closest_within(
         ControlFlow::Continue(())
     });
     best.filter(|c| c.distance <= clearance)
+}
+
+/// An upper bound of the distance between two sides' triangles: the least exact distance
+/// among the `k` triangles of each side whose boxes come nearest the other side's box.
+fn sampled_bound(ta: &[Tri], tb: &[Tri], k: usize) -> f64 {
+    fn nearest(ts: &[Tri], lo: DVec3, hi: DVec3, k: usize) -> Vec<&Tri> {
+        let mut by_gap: Vec<(f64, &Tri)> = ts
+            .iter()
+            .map(|t| (box_gap(t.lo, t.hi, lo, hi), t))
+            .collect();
+        let k = k.min(by_gap.len());
+        if k > 0 && k < by_gap.len() {
+            by_gap.select_nth_unstable_by(k - 1, |x, y| x.0.total_cmp(&y.0));
+        }
+        by_gap.into_iter().take(k).map(|(_, t)| t).collect()
+    }
+    let (alo, ahi) = bounds(ta);
+    let (blo, bhi) = bounds(tb);
+    let sa = nearest(ta, blo, bhi, k);
+    let sb = nearest(tb, alo, ahi, k);
+    sa.iter()
+        .flat_map(|t| sb.iter().map(move |u| triangle_distance(t.p, u.p).distance))
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The triangles of each side that can come within `limit` of the other side (each side's
+/// box cuts the other's; the order kept).
+fn narrowed(ta: Vec<Tri>, tb: Vec<Tri>, limit: f64) -> (Vec<Tri>, Vec<Tri>) {
+    let (blo, bhi) = bounds(&tb);
+    let ta: Vec<Tri> = ta
+        .into_iter()
+        .filter(|t| box_gap(t.lo, t.hi, blo, bhi) <= limit)
+        .collect();
+    let (alo, ahi) = bounds(&ta);
+    let tb = tb
+        .into_iter()
+        .filter(|u| box_gap(u.lo, u.hi, alo, ahi) <= limit)
+        .collect();
+    (ta, tb)
 }
 
 /// The triangles of two objects that may come within `reach` of each other near their
@@ -120,9 +161,7 @@ pub(super) struct Near {
 }
 
 impl Near {
-    /// The triangles of `a` and `b` whose boxes lie within `grow` of a meeting cell (every
-    /// triangle without cells) and within `reach` of the other object's box; `None` when
-    /// either side has none.
+    /// [`Near::sides`], gridded with cells about `reach` in size.
     pub(super) fn new(
         a: &Object,
         b: &Object,
@@ -130,6 +169,20 @@ impl Near {
         grow: f64,
         reach: f64,
     ) -> Option<Self> {
+        let (ta, tb) = Near::sides(a, b, cells, grow, reach)?;
+        Some(Near::gridded(ta, tb, reach))
+    }
+
+    /// The triangles of `a` and `b` whose boxes lie within `grow` of a meeting cell (every
+    /// triangle without cells) and within `reach` of the other object's box; `None` when
+    /// either side has none.
+    fn sides(
+        a: &Object,
+        b: &Object,
+        cells: Option<&[MeetingCell]>,
+        grow: f64,
+        reach: f64,
+    ) -> Option<(Vec<Tri>, Vec<Tri>)> {
         if cells.is_some_and(<[MeetingCell]>::is_empty) {
             return None;
         }
@@ -147,7 +200,7 @@ impl Near {
         if ta.is_empty() || tb.is_empty() {
             return None;
         }
-        Some(Near::gridded(ta, tb, reach))
+        Some((ta, tb))
     }
 
     /// The triangles `a` and `b` keep, gridded over `b`'s with cells about `reach` (or the
@@ -183,47 +236,6 @@ impl Near {
             }
         }
         near
-    }
-
-    /// An upper bound of the distance between the two sides: the least exact distance among
-    /// the `k` triangles of each side whose boxes come nearest the other side's box.
-    fn sampled_bound(&self, k: usize) -> f64 {
-        fn nearest(ts: &[Tri], lo: DVec3, hi: DVec3, k: usize) -> Vec<&Tri> {
-            let mut by_gap: Vec<(f64, &Tri)> = ts
-                .iter()
-                .map(|t| (box_gap(t.lo, t.hi, lo, hi), t))
-                .collect();
-            let k = k.min(by_gap.len());
-            if k > 0 && k < by_gap.len() {
-                by_gap.select_nth_unstable_by(k - 1, |x, y| x.0.total_cmp(&y.0));
-            }
-            by_gap.into_iter().take(k).map(|(_, t)| t).collect()
-        }
-        let (alo, ahi) = bounds(&self.ta);
-        let (blo, bhi) = bounds(&self.tb);
-        let sa = nearest(&self.ta, blo, bhi, k);
-        let sb = nearest(&self.tb, alo, ahi, k);
-        sa.iter()
-            .flat_map(|t| sb.iter().map(move |u| triangle_distance(t.p, u.p).distance))
-            .fold(f64::INFINITY, f64::min)
-    }
-
-    /// The triangles that can come within `limit` of the other side (each side's box cuts
-    /// the other's; the order kept), gridded with cells about `limit` in size.
-    fn narrowed(self, limit: f64) -> Self {
-        let (blo, bhi) = bounds(&self.tb);
-        let ta: Vec<Tri> = self
-            .ta
-            .into_iter()
-            .filter(|t| box_gap(t.lo, t.hi, blo, bhi) <= limit)
-            .collect();
-        let (alo, ahi) = bounds(&ta);
-        let tb: Vec<Tri> = self
-            .tb
-            .into_iter()
-            .filter(|u| box_gap(u.lo, u.hi, alo, ahi) <= limit)
-            .collect();
-        Near::gridded(ta, tb, limit)
     }
 
     fn key(&self, p: DVec3) -> (i64, i64, i64) {
