@@ -201,6 +201,44 @@ fn analytic_cases() {
     );
 }
 
+/// A clearance adds distance tests and nothing else: the colliding pairs' LDIs (their number,
+/// fragments and pixels) and answers are those of the check without one, whatever the
+/// clearance. (The KUKA links are open, so their pairs' LDIs cover only the cells where their
+/// coarse maps meet: once those maps were grown by half the clearance, and at 0.5 m the zero
+/// pose's LDIs held 757 000 fragments instead of 204 000.)
+#[test]
+fn a_clearance_leaves_the_collision_checks_as_they_are() {
+    for dir in ["kuka_folded", "kuka_zero_pose", "gripper_parts"] {
+        let scene = common::load_scene(dir);
+        let plain = check(
+            &scene,
+            &CheckOptions {
+                self_check: false,
+                ..CheckOptions::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let colliding = |r: &Report| {
+            let pairs: Vec<_> = r
+                .pairs
+                .iter()
+                .filter(|p| p.kind != Kind::Clearance)
+                .collect();
+            serde_json::to_string(&pairs).unwrap()
+        };
+        for c in [0.05, 0.5, 5.0] {
+            let r = with_clearance(&scene, c, BroadPhase::Ldi);
+            let (got, want) = (&r.stats, &plain.stats);
+            assert_eq!(
+                (got.ldis, got.fragments, got.ldi_pixels),
+                (want.ldis, want.fragments, want.ldi_pixels),
+                "{dir} c {c}: LDIs, fragments and pixels"
+            );
+            assert_eq!(colliding(&r), colliding(&plain), "{dir} c {c}");
+        }
+    }
+}
+
 /// A sphere, a cube and a thin plate of about unit size.
 fn small_shapes() -> [Mesh; 3] {
     [

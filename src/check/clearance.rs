@@ -1,13 +1,14 @@
 //! Clearance tests (issue 11): how close two objects that do not collide come, exactly.
 //!
-//! How it works: the LDI broad phase grows every object's coarse occupancy by half the
-//! clearance (`coarse::Reach::clearance`), so a pair's meeting cells hold every point halfway
-//! between two points of the objects closer than the clearance — never a pair missed. Only
-//! the triangles of either object within half the clearance of a meeting cell can be that
-//! close; among them the exact triangle–triangle distance (`collide::triangle_distance`) is
-//! searched with a uniform grid over one side's triangles, pruned by the best distance found
-//! so far. With the boxes broad phase (no cells), every triangle within the clearance of the
-//! other object's box takes part.
+//! How it works: the candidate pairs are those whose boxes, grown by half the clearance,
+//! overlap (`super::run`); the collision checks do not see the clearance (the coarse maps and
+//! the LDIs are those of the check without one). For a pair that does not collide, only the
+//! triangles of either object within the clearance of the other's box can be that close;
+//! among them the exact triangle–triangle distance (`collide::triangle_distance`) is searched
+//! over a uniform grid of one side's triangles, best first ([`Near::nearest`]), from a bound
+//! taken from a few triangles of each side: the pairs whose boxes come closest are measured
+//! first, and the others are dropped as soon as their boxes lie farther apart than the best
+//! distance found.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -75,38 +76,23 @@ pub(super) fn scale_of(a: &Object, b: &Object) -> f64 {
 
 /// The exact closest points of `a` and `b` when they come within `clearance` (the distance
 /// may be 0 for objects that touch without the image-space analyses seeing it), `None`
-/// otherwise. `cells`: the pair's meeting cells (`None`: no LDI broad phase, use everything).
-pub fn closest_within(
-    a: &Object,
-    b: &Object,
-    cells: Option<&[MeetingCell]>,
-    clearance: f64,
-) -> Option<Closest> {
-    let scale = scale_of(a, b);
-    let grow = clearance / 2.0 + scale * 1e-6 + 1e-30;
-    let reach = clearance + scale * 1e-6;
-    let (ta, tb) = Near::sides(a, b, cells, grow, reach)?;
+/// otherwise.
+pub fn closest_within(a: &Object, b: &Object, clearance: f64) -> Option<Closest> {
+    let reach = clearance + scale_of(a, b) * 1e-6;
+    let (ta, tb) = Near::sides(a, b, None, 0.0, reach)?;
     // A first bound from a few triangles of each side nearest the other's, and only the
     // triangles that can come that close (gridded once, for that bound): a clearance far
     // wider than the gap (or than the parts) then costs about what a narrow one does, not
     // every triangle against every other.
     let bound = sampled_bound(&ta, &tb, 8);
-    let (near, start) = if bound < reach {
+    let near = if bound < reach {
         let (ta, tb) = narrowed(ta, tb, bound);
-        (Near::gridded(ta, tb, bound), bound)
+        Near::gridded(ta, tb, bound)
     } else {
-        (Near::gridded(ta, tb, reach), reach)
+        Near::gridded(ta, tb, reach)
     };
-    let mut best: Option<Closest> = None;
-    let _ = near.scan(start, |t, u, limit| {
-        let c = triangle_distance(*t, *u);
-        if c.distance <= *limit {
-            *limit = c.distance;
-            best = Some(c);
-        }
-        ControlFlow::Continue(())
-    });
-    best.filter(|c| c.distance <= clearance)
+    near.nearest(bound.min(reach))
+        .filter(|c| c.distance <= clearance)
 }
 
 /// An upper bound of the distance between two sides' triangles: the least exact distance
@@ -153,7 +139,7 @@ fn narrowed(ta: Vec<Tri>, tb: Vec<Tri>, limit: f64) -> (Vec<Tri>, Vec<Tri>) {
 pub(super) struct Near {
     ta: Vec<Tri>,
     tb: Vec<Tri>,
-    grid: HashMap<(i64, i64, i64), Vec<u32>>,
+    grid: HashMap<(i64, i64, i64), Cell>,
     /// The grid's cell side.
     size: f64,
     /// The least and greatest cell keys the grid holds.
@@ -230,7 +216,10 @@ impl Near {
             for x in lo.0..=hi.0 {
                 for y in lo.1..=hi.1 {
                     for z in lo.2..=hi.2 {
-                        near.grid.entry((x, y, z)).or_default().push(k as u32);
+                        let cell = near.grid.entry((x, y, z)).or_insert_with(Cell::new);
+                        cell.items.push(k as u32);
+                        cell.lo = cell.lo.min(t.lo);
+                        cell.hi = cell.hi.max(t.hi);
                     }
                 }
             }
@@ -255,62 +244,163 @@ impl Near {
         mut f: impl FnMut(&[DVec3; 3], &[DVec3; 3], &mut f64) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         let mut seen = vec![u32::MAX; self.tb.len()];
-        // The grid's keys in visiting order (x, then y, then z), for a box reaching over more
-        // cells than the grid holds (a triangle far larger than the other mesh's).
-        let mut held: Option<Vec<(i64, i64, i64)>> = None;
-        let [kl, kh] = self.keys;
+        let mut held = None;
         for (i, t) in self.ta.iter().enumerate() {
-            let g = DVec3::splat(limit);
-            let (lo, hi) = (self.key(t.lo - g), self.key(t.hi + g));
-            // The cells reached, cut to those the grid holds.
-            let (lo, hi) = (
-                (lo.0.max(kl.0), lo.1.max(kl.1), lo.2.max(kl.2)),
-                (hi.0.min(kh.0), hi.1.min(kh.1), hi.2.min(kh.2)),
-            );
-            let len = |a: i64, b: i64| (i128::from(b) - i128::from(a) + 1).max(0);
-            let reached = len(lo.0, hi.0)
-                .saturating_mul(len(lo.1, hi.1))
-                .saturating_mul(len(lo.2, hi.2));
-            let mut visit = |key: (i64, i64, i64), limit: &mut f64| -> ControlFlow<()> {
-                for &k in self.grid.get(&key).map_or(&[][..], Vec::as_slice) {
-                    if seen[k as usize] == i as u32 {
-                        continue;
-                    }
-                    seen[k as usize] = i as u32;
-                    let u = &self.tb[k as usize];
-                    if box_gap(t.lo, t.hi, u.lo, u.hi) > *limit {
-                        continue;
-                    }
-                    f(&t.p, &u.p, limit)?;
-                }
+            self.each_near(t, limit, i as u32, &mut seen, &mut held, |k, _| {
+                f(&t.p, &self.tb[k as usize].p, &mut limit)
+            })?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The closest two triangles (first `a`'s, then `b`'s) no farther apart than `limit`,
+    /// exactly. Best first: each triangle of `a` gets a lower bound of its distance to `b`,
+    /// the least box gap to a grid cell's triangles within `limit`; they are searched in the
+    /// order of that bound, each one's triangles of `b` in the order of their box gaps, until
+    /// the gap reaches the least distance found: the close triangles come first and most far
+    /// ones are never measured (a box gap is at most the distance). Of equally close pairs,
+    /// the first in that order (a total order: the same pair every time).
+    pub(super) fn nearest(&self, mut limit: f64) -> Option<Closest> {
+        let mut held = None;
+        let mut order: Vec<(f64, u32)> = Vec::with_capacity(self.ta.len());
+        for (i, t) in self.ta.iter().enumerate() {
+            let mut lb = f64::INFINITY;
+            let _ = self.each_cell(t, limit, &mut held, |cell| {
+                lb = lb.min(box_gap(t.lo, t.hi, cell.lo, cell.hi));
                 ControlFlow::Continue(())
-            };
-            if reached > self.grid.len() as i128 {
-                // The same cells in the same order, from the grid's own keys.
-                let keys = held.get_or_insert_with(|| {
-                    let mut k: Vec<_> = self.grid.keys().copied().collect();
-                    k.sort_unstable();
-                    k
-                });
-                let inside = |k: &&(i64, i64, i64)| {
-                    (lo.0..=hi.0).contains(&k.0)
-                        && (lo.1..=hi.1).contains(&k.1)
-                        && (lo.2..=hi.2).contains(&k.2)
-                };
-                for &key in keys.iter().filter(inside) {
-                    visit(key, &mut limit)?;
-                }
-                continue;
+            });
+            if lb <= limit {
+                order.push((lb, i as u32));
             }
-            for x in lo.0..=hi.0 {
-                for y in lo.1..=hi.1 {
-                    for z in lo.2..=hi.2 {
-                        visit((x, y, z), &mut limit)?;
-                    }
+        }
+        order.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        // Once a pair is found, one whose box gap is no less than its distance can at best
+        // tie with it.
+        let beyond = |gap: f64, limit: f64, found: bool| gap > limit || (found && gap == limit);
+        let mut best: Option<Closest> = None;
+        let mut seen = vec![u32::MAX; self.tb.len()];
+        let mut near: Vec<(f64, u32)> = Vec::new();
+        for (lb, i) in order {
+            if beyond(lb, limit, best.is_some()) {
+                break;
+            }
+            let t = &self.ta[i as usize];
+            near.clear();
+            let _ = self.each_near(t, limit, i, &mut seen, &mut held, |k, gap| {
+                near.push((gap, k));
+                ControlFlow::Continue(())
+            });
+            near.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+            for &(gap, k) in &near {
+                if beyond(gap, limit, best.is_some()) {
+                    break;
+                }
+                let c = triangle_distance(t.p, self.tb[k as usize].p);
+                if c.distance < limit || (best.is_none() && c.distance == limit) {
+                    limit = c.distance;
+                    best = Some(c);
+                }
+            }
+        }
+        best
+    }
+
+    /// Calls `f` with each triangle of `b` (its index and box gap) whose box comes within
+    /// `limit` of `t`'s, once each (`seen`, marked with `stamp`), in the grid's cell order
+    /// ([`Near::each_cell`]).
+    fn each_near(
+        &self,
+        t: &Tri,
+        limit: f64,
+        stamp: u32,
+        seen: &mut [u32],
+        held: &mut Option<Vec<(i64, i64, i64)>>,
+        mut f: impl FnMut(u32, f64) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        self.each_cell(t, limit, held, |cell| {
+            for &k in &cell.items {
+                if seen[k as usize] == stamp {
+                    continue;
+                }
+                seen[k as usize] = stamp;
+                let u = &self.tb[k as usize];
+                let gap = box_gap(t.lo, t.hi, u.lo, u.hi);
+                if gap <= limit {
+                    f(k, gap)?;
+                }
+            }
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// Calls `f` with each grid cell within `limit` of `t`'s box, in key order (x, then y,
+    /// then z); `held` keeps the grid's sorted keys for a box reaching over more cells than
+    /// the grid holds (a triangle far larger than the other mesh's).
+    fn each_cell(
+        &self,
+        t: &Tri,
+        limit: f64,
+        held: &mut Option<Vec<(i64, i64, i64)>>,
+        mut f: impl FnMut(&Cell) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let [kl, kh] = self.keys;
+        let g = DVec3::splat(limit);
+        let (lo, hi) = (self.key(t.lo - g), self.key(t.hi + g));
+        // The cells reached, cut to those the grid holds.
+        let (lo, hi) = (
+            (lo.0.max(kl.0), lo.1.max(kl.1), lo.2.max(kl.2)),
+            (hi.0.min(kh.0), hi.1.min(kh.1), hi.2.min(kh.2)),
+        );
+        let len = |a: i64, b: i64| (i128::from(b) - i128::from(a) + 1).max(0);
+        let reached = len(lo.0, hi.0)
+            .saturating_mul(len(lo.1, hi.1))
+            .saturating_mul(len(lo.2, hi.2));
+        let mut visit = |key: (i64, i64, i64)| match self.grid.get(&key) {
+            Some(cell) if box_gap(t.lo, t.hi, cell.lo, cell.hi) <= limit => f(cell),
+            _ => ControlFlow::Continue(()),
+        };
+        if reached > self.grid.len() as i128 {
+            // The same cells in the same order, from the grid's own keys.
+            let keys = held.get_or_insert_with(|| {
+                let mut k: Vec<_> = self.grid.keys().copied().collect();
+                k.sort_unstable();
+                k
+            });
+            let inside = |k: &&(i64, i64, i64)| {
+                (lo.0..=hi.0).contains(&k.0)
+                    && (lo.1..=hi.1).contains(&k.1)
+                    && (lo.2..=hi.2).contains(&k.2)
+            };
+            for &key in keys.iter().filter(inside) {
+                visit(key)?;
+            }
+            return ControlFlow::Continue(());
+        }
+        for x in lo.0..=hi.0 {
+            for y in lo.1..=hi.1 {
+                for z in lo.2..=hi.2 {
+                    visit((x, y, z))?;
                 }
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// A grid cell of [`Near`]: the triangles of `b` whose boxes reach it, and the box of theirs.
+struct Cell {
+    items: Vec<u32>,
+    lo: DVec3,
+    hi: DVec3,
+}
+
+impl Cell {
+    fn new() -> Self {
+        Self {
+            items: Vec::new(),
+            lo: DVec3::splat(f64::INFINITY),
+            hi: DVec3::splat(f64::NEG_INFINITY),
+        }
     }
 }
 
@@ -404,5 +494,112 @@ impl Columns {
                     .any(|&(z0, z1)| lo.z - grow <= z1 && hi.z + grow >= z0)
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A triangle of the given corners.
+    fn tri(p: [DVec3; 3]) -> Tri {
+        let (lo, hi) = (p[0].min(p[1]).min(p[2]), p[0].max(p[1]).max(p[2]));
+        Tri { p, lo, hi }
+    }
+
+    /// The faces of an axis-aligned box from `lo` to `hi`, split into `n` × `n` squares of
+    /// two triangles: flat faces facing another box's give many equally close pairs.
+    fn box_faces(lo: DVec3, hi: DVec3, n: usize) -> Vec<Tri> {
+        let mut out = Vec::new();
+        for axis in 0..3 {
+            let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+            for side in [lo, hi] {
+                for i in 0..n {
+                    for j in 0..n {
+                        let at = |a: usize, b: usize| {
+                            let mut p = side;
+                            p[u] = lo[u] + (hi[u] - lo[u]) * a as f64 / n as f64;
+                            p[v] = lo[v] + (hi[v] - lo[v]) * b as f64 / n as f64;
+                            p
+                        };
+                        let q = [at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1)];
+                        out.push(tri([q[0], q[1], q[2]]));
+                        out.push(tri([q[0], q[2], q[3]]));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Random small triangles in a unit box at `at`.
+    fn soup(next: &mut impl FnMut() -> f64, at: DVec3, n: usize) -> Vec<Tri> {
+        (0..n)
+            .map(|_| {
+                let c = at + DVec3::new(next(), next(), next());
+                tri([0, 1, 2].map(|_| c + DVec3::new(next(), next(), next()) * 0.2))
+            })
+            .collect()
+    }
+
+    fn brute_force(ta: &[Tri], tb: &[Tri]) -> f64 {
+        ta.iter()
+            .flat_map(|t| tb.iter().map(|u| triangle_distance(t.p, u.p).distance))
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The best-first search finds the least distance of all pairs, whatever the limit it
+    /// starts from, or nothing beyond the limit; its closest points are that far apart; and
+    /// of equally close pairs (flat faces facing each other) it gives the same one every time.
+    #[test]
+    fn the_nearest_pair_is_the_brute_force_minimum() {
+        let mut s = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut cases: Vec<(Vec<Tri>, Vec<Tri>)> = Vec::new();
+        for k in 0..40 {
+            let gap = DVec3::new(0.3 + next() * 1.2, next() - 0.5, next() - 0.5);
+            cases.push((
+                soup(&mut next, DVec3::ZERO, 20 + k),
+                soup(&mut next, gap, 30),
+            ));
+        }
+        for k in 0..6 {
+            let d = 0.25 * (k + 1) as f64;
+            let a = box_faces(DVec3::ZERO, DVec3::ONE, 4);
+            let b = box_faces(
+                DVec3::new(0.5, 0.25, 1.0 + d),
+                DVec3::new(1.5, 1.25, 2.0 + d),
+                3 + k % 2,
+            );
+            cases.push((a, b));
+        }
+        for (k, (ta, tb)) in cases.into_iter().enumerate() {
+            let want = brute_force(&ta, &tb);
+            for limit in [want, want * 1.5, want * 4.0 + 1.0, want * 0.9] {
+                let near = Near::gridded(
+                    ta.iter().map(|t| tri(t.p)).collect(),
+                    tb.iter().map(|t| tri(t.p)).collect(),
+                    limit,
+                );
+                let got = near.nearest(limit);
+                if limit < want {
+                    assert!(got.is_none(), "case {k}: found below the least distance");
+                    continue;
+                }
+                let c = got.unwrap_or_else(|| panic!("case {k}: nothing within {limit}"));
+                assert_eq!(c.distance, want, "case {k}, limit {limit}");
+                assert!(((c.a - c.b).length() - want).abs() <= 1e-12 * want.max(1.0));
+                assert_eq!(
+                    near.nearest(limit),
+                    Some(c),
+                    "case {k}: the same pair again"
+                );
+            }
+        }
     }
 }

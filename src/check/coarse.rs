@@ -44,11 +44,12 @@ pub const COARSE_RESOLUTION: u32 = 32;
 /// the maps of a check hold about `COARSE_RESOLUTION²` columns and their margins, far fewer).
 const MAX_COLUMNS: f64 = (1u32 << 16) as f64;
 
-/// The most lattice cells a margin the user asked for (a clearance or an explicit contact
-/// tolerance, halved) spans: [`CoarseMap::build`] coarsens its lattice to stay within. Each
-/// triangle marks the columns of its box grown by the margin, so a margin of `k` cells costs
-/// about `(2k + 1)²` columns per triangle: a clearance far wider than the parts (50 on parts of
-/// size 1) took 17 s of column marking for ten parts before this bound, 9 ms after. The cells
+/// The most lattice cells a margin the user asked for (an explicit contact tolerance, or a
+/// [`Reach`]'s clearance, halved) spans: [`CoarseMap::build`] coarsens its lattice to stay
+/// within. Each triangle marks the columns of its box grown by the margin, so a margin of `k`
+/// cells costs about `(2k + 1)²` columns per triangle: a clearance far wider than the parts (50
+/// on parts of size 1; the check's maps took the clearance then) took 17 s of column marking
+/// for ten parts before this bound, 9 ms after. The cells
 /// are then as wide as the margin, which the meeting cells hold anyway: the fine LDIs over
 /// them hold about the same fragments (1, 2, 4 and 8 cells tried: 1 was quickest on the KUKA
 /// scenes, docs/benchmarks-history.md).
@@ -97,7 +98,8 @@ pub struct Reach {
     pub resolution: u32,
     /// The contact tolerance (`None`: a pixel of each region).
     pub epsilon: Option<f64>,
-    /// Pairs closer than this are wanted too (clearance tests; 0: none).
+    /// Pairs closer than this are wanted too (0: none). The check passes 0: its clearance
+    /// tests search distances without the maps (`super::clearance`).
     pub clearance: f64,
 }
 

@@ -916,7 +916,7 @@ async fn image_pairs<E: Engine>(
     }
     progress(counter.total, counter.total, "pairs");
     // Clearance: pairs apart, but maybe closer than the clearance: their exact distance
-    // over the triangles near where their (grown) occupancies meet.
+    // (`super::clearance`).
     let clear: Vec<Option<Closest>> = match opts.clearance {
         Some(c) => {
             let tc = now_ms();
@@ -925,8 +925,7 @@ async fn image_pairs<E: Engine>(
                 if p.boxes_meet && classify(a, b, &p.acc, p.volume).is_some() {
                     return None; // colliding: volume, touch or surface
                 }
-                let cells = p.cells.as_deref();
-                super::clearance::closest_within(a, b, cells, c)
+                super::clearance::closest_within(a, b, c)
             };
             let found = par_map(&pairs, near);
             report.timings_ms.insert("clearance".into(), now_ms() - tc);
@@ -1003,16 +1002,25 @@ fn coarse_cells(
     built: &mut ClippedMaps,
     progress: Progress<'_>,
 ) -> Result<(), CheckError> {
-    let scale: Vec<Option<Scale>> = pairs.iter().map(&select).collect();
+    // (Pairs whose boxes do not meet cannot collide: only the clearance relates them, and it
+    // does not use the maps.)
+    let scale: Vec<Option<Scale>> = pairs
+        .iter()
+        .map(|p| select(p).filter(|_| p.boxes_meet))
+        .collect();
     let chosen: Vec<usize> = (0..pairs.len()).filter(|&k| scale[k].is_some()).collect();
     if chosen.is_empty() {
         return Ok(());
     }
     let n = scene.objects.len();
+    // The maps are those of the check without a clearance: grown by half of it, the meeting
+    // cells of pairs analysed for contacts would grow too, and their LDIs with them (KUKA zero
+    // pose at 0.5 m: 757 000 fragments instead of 204 000); the clearance search does not
+    // need them (`super::clearance`).
     let reach = Reach {
         resolution: opts.resolution,
         epsilon: opts.epsilon,
-        clearance: opts.clearance.unwrap_or(0.0),
+        clearance: 0.0,
     };
     // Per object: whether it needs a map, and its solid (in a volume pair).
     let mut need = vec![(false, false); n];
