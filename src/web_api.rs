@@ -23,6 +23,7 @@ use wasm_bindgen::prelude::*;
 use crate::check::{Backend, CheckOptions};
 #[cfg(feature = "gpu")]
 use crate::ldi::{Axis, Region};
+use crate::mesh::Units;
 #[cfg(feature = "gpu")]
 use crate::report::Kind;
 use crate::report::Report;
@@ -84,12 +85,12 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String, JsError> {
 /// Unit settings from the page: the scene unit (`mm`, `m`, …; `""` or `none`: keep each
 /// file's numbers) and the unit of files that declare none.
 fn unit_settings(scene: &str, default: &str) -> Result<UnitSettings, JsError> {
-    let parse = |name: &str| crate::mesh::Units::parse(name).map_err(|e| JsError::new(&e));
+    let parse = |name: &str| Units::parse(name).map_err(|e| JsError::new(&e));
     let default = parse(default)?;
     Ok(match scene.trim() {
         "" | "none" => UnitSettings {
             scene: None,
-            default: default.or(crate::mesh::Units::Millimetre),
+            default: default.or(Units::Millimetre),
         },
         s => UnitSettings::convert(parse(s)?, default),
     })
@@ -177,6 +178,41 @@ pub fn exhaust_memory_for_tests() -> f64 {
 #[wasm_bindgen]
 pub fn memory_bytes() -> f64 {
     core::arch::wasm32::memory_size::<0>() as f64 * 65536.0
+}
+
+/// A length typed into the widget — a number in scene units, or one with a unit (`5mm`,
+/// `0.2 in`, `50um`: [`crate::mesh::parse_length`], as `ldiclash check`'s length options) —
+/// in the scene unit `unit` (its symbol or name; "" when the files keep their own numbers).
+/// `positive`: 0 is refused too. Throws saying why it cannot be read.
+#[wasm_bindgen]
+pub fn length_in_scene_units(text: &str, unit: &str, positive: bool) -> Result<f64, JsError> {
+    let (value, typed) =
+        crate::mesh::parse_length(text).map_err(|e| JsError::new(&e.to_string()))?;
+    if !(value.is_finite() && (value > 0.0 || (!positive && value == 0.0))) {
+        return Err(JsError::new(if positive {
+            "must be greater than 0"
+        } else {
+            "must be 0 or more"
+        }));
+    }
+    let Some(typed) = typed else {
+        return Ok(value);
+    };
+    match Units::parse(unit).ok().and_then(|u| typed.convert(value, u)) {
+        Some(v) => Ok(v),
+        None => Err(JsError::new(
+            "the files keep their own numbers (units: none), so a length with a unit cannot be converted; give a number in the files' units, or choose a scene unit",
+        )),
+    }
+}
+
+/// Millimetres per unit `name` (`mm`, `inches`, `µm`, …: [`Units::parse`]'s names),
+/// `undefined` when it names none (`""`, `unknown`).
+#[wasm_bindgen]
+pub fn mm_per_unit(name: &str) -> Option<f64> {
+    Units::parse(name)
+        .ok()
+        .and_then(|u| u.convert(1.0, Units::Millimetre))
 }
 
 /// At most this many bytes of meshes (positions and triangles) parsed by

@@ -78,46 +78,21 @@ const STEP_EXTENSIONS = ["step", "stp", "iges", "igs", "brep"];
 const MODES = ["auto", "volume", "surface", "self", "exact", "cullide", "convex"];
 const IFC_EXTENSIONS = ["ifc"];
 const UNIT_CHOICES = [["none", "as in the files"], ["um", "µm"], ["mm", "mm"], ["cm", "cm"], ["m", "m"], ["in", "in"], ["ft", "ft"]];
-/** Millimetres per length unit, under the names `ldiclash` takes (`Units::parse`): symbols,
- * long names and their plurals. */
-const MM_PER_UNIT = {
-  um: 1e-3, "µm": 1e-3, micron: 1e-3, micrometre: 1e-3, micrometer: 1e-3,
-  mm: 1, millimetre: 1, millimeter: 1,
-  cm: 10, centimetre: 10, centimeter: 10,
-  m: 1000, metre: 1000, meter: 1000,
-  in: 25.4, inch: 25.4, inche: 25.4,
-  ft: 304.8, foot: 304.8, feet: 304.8,
-};
-
-/** Millimetres per unit `name` (`mm`, `inches`, … as `Units::parse` reads them), or
- * undefined. */
-function mmPerUnit(name) {
-  const n = String(name).trim().toLowerCase();
-  return MM_PER_UNIT[n.length > 3 && n.endsWith("s") ? n.slice(0, -1) : n];
-}
-
 /** A length typed into the panel or given as an attribute: a number in scene units, or a
  * number with a unit (`0.5mm`, `2 cm`, `1e-3m`, `0.1 inches`: the units `ldiclash check`'s
- * length options take) converted to the scene unit `unit` (its symbol; "" when the files keep
- * their own numbers). `{value: null}` when blank, `{value}` in scene units, or `{error}`
- * saying what is wrong with it; `what` names it there. `positive`: 0 is refused too. */
-function parseLength(text, unit, what, positive = false) {
+ * length options take, read by the same Rust code through `wasm`) converted to the scene unit
+ * `unit` (its symbol; "" when the files keep their own numbers). `{value: null}` when blank,
+ * `{value}` in scene units, or `{error}` saying what is wrong with it; `what` names it there.
+ * `positive`: 0 is refused too. */
+function parseLength(wasm, text, unit, what, positive = false) {
   const t = String(text ?? "").trim();
   if (t === "") return { value: null };
-  const m = /^([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)\s*(\p{L}*)$/iu.exec(t);
-  if (!m) return { error: `${what} "${t}": expected a number, optionally with a unit: mm, cm, m, um, in or ft (like 0.5mm)` };
-  const value = Number(m[1]);
-  if (!(Number.isFinite(value) && (value > 0 || (!positive && value === 0)))) {
-    return { error: `${what} "${t}": must be ${positive ? "greater than 0" : "0 or more"}` };
+  if (!wasm) return { error: `${what} "${t}": cannot be read before the engine has loaded` };
+  try {
+    return { value: wasm.length_in_scene_units(t, unit ?? "", positive) };
+  } catch (err) {
+    return { error: `${what} "${t}": ${err?.message ?? err}` };
   }
-  if (!m[2]) return { value };
-  const per = mmPerUnit(m[2]);
-  if (per === undefined) return { error: `${what} "${t}": unknown unit '${m[2]}': use mm, cm, m, um, in or ft` };
-  const scene = unit ? mmPerUnit(unit) : undefined;
-  if (scene === undefined) {
-    return { error: `${what} "${t}": the files keep their own numbers (units: none), so a length with a unit cannot be converted; give a number in the files' units, or choose a scene unit` };
-  }
-  return { value: (value * per) / scene };
 }
 
 const GiB = 1024 ** 3;
@@ -1495,7 +1470,7 @@ export class LdiClashViewer extends HTMLElement {
     const diagonal = Math.hypot(...hi.map((h, a) => (Number.isFinite(h - lo[a]) ? h - lo[a] : 0)));
     // Boxes are in millimetres; pairs closer than the clearance or the contact tolerance
     // meet too.
-    const mmPer = mmPerUnit(this._unit()) ?? 1;
+    const mmPer = this.wasm.mm_per_unit(this._unit()) ?? 1;
     const margin = this._reach() * mmPer * 1.01 + 1e-4 * diagonal;
     try {
       layout.tiles = JSON.parse(this.wasm.plan_tiles(boxes, Float64Array.from(entries, (e) => e.cost), Math.max(1, budget - base), margin));
@@ -2304,8 +2279,8 @@ export class LdiClashViewer extends HTMLElement {
    * then fails with it: `_doCheck`). Either may carry a unit (`parseLength`). */
   _lengths() {
     const unit = this._unit();
-    const eps = parseLength(this._field("epsilon").value, unit, "ε (epsilon)");
-    const cl = parseLength(this._field("clearance").value, unit, "Clearance", true);
+    const eps = parseLength(this.wasm, this._field("epsilon").value, unit, "ε (epsilon)");
+    const cl = parseLength(this.wasm, this._field("clearance").value, unit, "Clearance", true);
     return { epsilon: eps.value ?? null, clearance: cl.value ?? null, error: eps.error ?? cl.error };
   }
 
@@ -3184,7 +3159,7 @@ export class LdiClashViewer extends HTMLElement {
     });
     on("min_depth", () => {
       // A number in scene units or with a unit (`2mm`), stored in scene units.
-      const d = parseLength(this._field("min_depth").value, this._unit(), "Min depth");
+      const d = parseLength(this.wasm, this._field("min_depth").value, this._unit(), "Min depth");
       try {
         if (d.error) throw new Error(d.error);
         this.setRules({ ...this._rules, min_depth: d.value });

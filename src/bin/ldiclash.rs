@@ -590,14 +590,8 @@ fn write_bcf(
 /// (`--units`' names: `20mm`, `2 cm`, `5e-3m`, `0.8in`, `1ft`, `50um`) converted to the scene's
 /// units (which every object must declare, and alike).
 fn length_in_file_units(text: &str, scene: &Scene, option: &str) -> Result<f64, String> {
-    let t = text.trim();
-    // The unit is the trailing letters (µ too), so that a number may have an exponent (5e-2,
-    // 5e1mm).
-    let split = t.trim_end_matches(char::is_alphabetic).len();
-    let (num, unit) = t.split_at(split);
-    let value: f64 = num.trim().parse().map_err(|_| {
-        format!("{option} {text}: expected a number, optionally with a unit: mm, cm, m, um, in or ft (like 20mm)")
-    })?;
+    let (value, unit) =
+        ldiclash::mesh::parse_length(text).map_err(|e| format!("{option} {text}: {e}"))?;
     let zero_ok = option != "--clearance";
     if !(value.is_finite() && (value > 0.0 || (zero_ok && value == 0.0))) {
         return Err(format!(
@@ -609,21 +603,15 @@ fn length_in_file_units(text: &str, scene: &Scene, option: &str) -> Result<f64, 
             }
         ));
     }
-    let unit = unit.trim();
-    if unit.is_empty() {
+    let Some(unit) = unit else {
         return Ok(value);
-    }
-    let Some(metres) = Units::parse(unit).ok().and_then(Units::metres_per_unit) else {
-        return Err(format!(
-            "{option} {text}: unknown unit '{unit}': use mm, cm, m, um, in or ft"
-        ));
     };
     let units: Vec<_> = scene.objects.iter().map(|o| o.units).collect();
     let Some(first) = units.first().copied() else {
         return Ok(value);
     };
-    match first.metres_per_unit() {
-        Some(per) if units.iter().all(|&u| u == first) => Ok(value * metres / per),
+    match unit.convert(value, first) {
+        Some(v) if units.iter().all(|&u| u == first) => Ok(v),
         _ if units.iter().any(|&u| u != first) => Err(format!(
             "{option} {text}: the objects' files declare different units; give it in file units (a number without a unit), or convert them with --units"
         )),

@@ -191,6 +191,36 @@ impl PathNamer {
     }
 }
 
+/// Why a typed length cannot be read ([`parse_length`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LengthError {
+    /// Not a number (with or without a unit after it).
+    #[error("expected a number, optionally with a unit: mm, cm, m, um, in or ft (like 20mm)")]
+    Number,
+    /// A number with a unit [`Units::parse`] does not know.
+    #[error("unknown unit '{0}': use mm, cm, m, um, in or ft")]
+    Unit(String),
+}
+
+/// A length as a user types it: a number, and the unit after it if there is one (`20mm`,
+/// `2 cm`, `5e-3m`, `0.8in`, `1 foot`, `50µm`, `2e1mm`; `0.5` has none). The unit is the
+/// trailing letters, so that a number may have an exponent. Any sign and size are returned
+/// as they are; the caller says which it takes. The command line's lengths and the widget's
+/// (through wasm) are read here, so both know the same units.
+pub fn parse_length(text: &str) -> Result<(f64, Option<Units>), LengthError> {
+    let t = text.trim();
+    let split = t.trim_end_matches(char::is_alphabetic).len();
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.trim().parse().map_err(|_| LengthError::Number)?;
+    if unit.is_empty() {
+        return Ok((value, None));
+    }
+    match Units::parse(unit) {
+        Ok(u) if u != Units::Unknown => Ok((value, Some(u))),
+        _ => Err(LengthError::Unit(unit.to_string())),
+    }
+}
+
 /// A part name as stored: trimmed, `/` replaced by `_` (it separates path levels), and
 /// `fallback` when nothing is left.
 pub(crate) fn part_name(name: Option<&str>, fallback: impl FnOnce() -> String) -> String {
@@ -261,8 +291,8 @@ impl Units {
 /// How many `to` one `from` is (`unit_factor(Metre, Millimetre)` = 1000); 1 when either is
 /// [`Units::Unknown`].
 pub fn unit_factor(from: Units, to: Units) -> f64 {
-    match (from.metres_per_unit(), to.metres_per_unit()) {
-        (Some(a), Some(b)) if from != to => a / b,
+    match from.convert(1.0, to) {
+        Some(f) if from != to => f,
         _ => 1.0,
     }
 }
@@ -270,6 +300,51 @@ pub fn unit_factor(from: Units, to: Units) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unit_factors_are_the_nearest_f64() {
+        use Units::*;
+        assert_eq!(unit_factor(Millimetre, Micron), 1000.0);
+        assert_eq!(unit_factor(Micron, Millimetre), 0.001);
+        assert_eq!(unit_factor(Inch, Millimetre), 25.4);
+        assert_eq!(unit_factor(Foot, Inch), 12.0);
+        assert_eq!(Micron.convert(100.0, Millimetre), Some(0.1));
+        assert_eq!(Millimetre.convert(0.3, Metre), Some(0.0003));
+        assert_eq!(Unknown.convert(1.0, Metre), None);
+    }
+
+    #[test]
+    fn lengths_as_typed() {
+        for (text, want) in [
+            ("20mm", (20.0, Some(Units::Millimetre))),
+            (" 2 cm ", (2.0, Some(Units::Centimetre))),
+            ("5e-3m", (5e-3, Some(Units::Metre))),
+            ("2e1mm", (20.0, Some(Units::Millimetre))),
+            ("0.8in", (0.8, Some(Units::Inch))),
+            ("3 inches", (3.0, Some(Units::Inch))),
+            ("1 Foot", (1.0, Some(Units::Foot))),
+            ("50µm", (50.0, Some(Units::Micron))),
+            (".5", (0.5, None)),
+            ("-1", (-1.0, None)),
+            ("0", (0.0, None)),
+        ] {
+            assert_eq!(parse_length(text), Ok(want), "{text}");
+        }
+        for text in ["", "mm", "five", "1,5mm", "5 m m", "inf", "NaN", "5mm2"] {
+            assert_eq!(parse_length(text), Err(LengthError::Number), "{text}");
+        }
+        for (text, unit) in [
+            ("2 furlongs", "furlongs"),
+            ("5e", "e"),
+            ("3 unknown", "unknown"),
+        ] {
+            assert_eq!(
+                parse_length(text),
+                Err(LengthError::Unit(unit.into())),
+                "{text}"
+            );
+        }
+    }
 
     #[test]
     fn unit_names_and_factors() {

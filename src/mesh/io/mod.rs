@@ -43,7 +43,7 @@ use std::fmt;
 
 use super::Mesh;
 
-pub use assembly::{unit_factor, LoadedAssembly, Part, MAX_PARTS};
+pub use assembly::{parse_length, unit_factor, LengthError, LoadedAssembly, Part, MAX_PARTS};
 pub use common::MAX_TRIANGLES;
 #[cfg(feature = "stl")]
 pub use stl::write_binary as write_stl_binary;
@@ -179,6 +179,28 @@ pub enum Units {
 }
 
 impl Units {
+    /// How many micrometres one unit is, `None` for [`Units::Unknown`]: whole numbers, exact in
+    /// `f64` (a metre's `1e-3` and `1e-6` are not), so that a ratio of two is the nearest `f64`
+    /// to the true one ([`unit_factor`](super::unit_factor): `1000`, not `999.9999999999999`,
+    /// micrometres per millimetre).
+    pub fn micrometres_per_unit(self) -> Option<f64> {
+        match self {
+            Units::Unknown => None,
+            Units::Micron => Some(1.0),
+            Units::Millimetre => Some(1e3),
+            Units::Centimetre => Some(1e4),
+            Units::Metre => Some(1e6),
+            Units::Inch => Some(25_400.0),
+            Units::Foot => Some(304_800.0),
+        }
+    }
+
+    /// `value` in unit `self` as a number in unit `to` (`100` µm → `0.1` mm, exactly the
+    /// nearest `f64`); `None` when either is [`Units::Unknown`].
+    pub fn convert(self, value: f64, to: Units) -> Option<f64> {
+        Some(value * self.micrometres_per_unit()? / to.micrometres_per_unit()?)
+    }
+
     /// How many metres one unit is, `None` for [`Units::Unknown`].
     pub fn metres_per_unit(self) -> Option<f64> {
         match self {
