@@ -186,15 +186,8 @@ pub fn memory_bytes() -> f64 {
 /// `positive`: 0 is refused too. Throws saying why it cannot be read.
 #[wasm_bindgen]
 pub fn length_in_scene_units(text: &str, unit: &str, positive: bool) -> Result<f64, JsError> {
-    let (value, typed) =
-        crate::mesh::parse_length(text).map_err(|e| JsError::new(&e.to_string()))?;
-    if !(value.is_finite() && (value > 0.0 || (!positive && value == 0.0))) {
-        return Err(JsError::new(if positive {
-            "must be greater than 0"
-        } else {
-            "must be 0 or more"
-        }));
-    }
+    let (value, typed) = crate::mesh::parse_length_at_least(text, positive)
+        .map_err(|e| JsError::new(&e.to_string()))?;
     let Some(typed) = typed else {
         return Ok(value);
     };

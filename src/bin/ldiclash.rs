@@ -590,19 +590,8 @@ fn write_bcf(
 /// (`--units`' names: `20mm`, `2 cm`, `5e-3m`, `0.8in`, `1ft`, `50um`) converted to the scene's
 /// units (which every object must declare, and alike).
 fn length_in_file_units(text: &str, scene: &Scene, option: &str) -> Result<f64, String> {
-    let (value, unit) =
-        ldiclash::mesh::parse_length(text).map_err(|e| format!("{option} {text}: {e}"))?;
-    let zero_ok = option != "--clearance";
-    if !(value.is_finite() && (value > 0.0 || (zero_ok && value == 0.0))) {
-        return Err(format!(
-            "{option} {text}: must be {}",
-            if zero_ok {
-                "0 or more"
-            } else {
-                "greater than 0"
-            }
-        ));
-    }
+    let (value, unit) = ldiclash::mesh::parse_length_at_least(text, option == "--clearance")
+        .map_err(|e| format!("{option} {text}: {e}"))?;
     let Some(unit) = unit else {
         return Ok(value);
     };

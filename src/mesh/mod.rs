@@ -10,8 +10,9 @@ pub mod shapes;
 mod validate;
 
 pub use io::{
-    load_assembly, load_assembly_format, load_format, load_mesh, parse_length, sniff, unit_factor,
-    Format, LengthError, LoadedAssembly, LoadedMesh, MeshLoadError, Part, Units, MAX_TRIANGLES,
+    load_assembly, load_assembly_format, load_format, load_mesh, parse_length,
+    parse_length_at_least, sniff, unit_factor, Format, LengthError, LoadedAssembly, LoadedMesh,
+    MeshLoadError, Part, Units, MAX_TRIANGLES,
 };
 pub use validate::{validate, Validation};
 

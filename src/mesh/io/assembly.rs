@@ -200,12 +200,32 @@ pub enum LengthError {
     /// A number with a unit [`Units::parse`] does not know.
     #[error("unknown unit '{0}': use mm, cm, m, um, in or ft")]
     Unit(String),
+    /// Negative (or 0 where a positive length is asked for), or not finite.
+    #[error("must be {}", if *positive { "greater than 0" } else { "0 or more" })]
+    Range {
+        /// Whether 0 was refused too.
+        positive: bool,
+    },
+}
+
+/// [`parse_length`] of a length that must be 0 or more (`positive`: more than 0): what the
+/// command line's length options and the widget's fields take.
+pub fn parse_length_at_least(
+    text: &str,
+    positive: bool,
+) -> Result<(f64, Option<Units>), LengthError> {
+    let (value, unit) = parse_length(text)?;
+    if value.is_finite() && (value > 0.0 || (!positive && value == 0.0)) {
+        Ok((value, unit))
+    } else {
+        Err(LengthError::Range { positive })
+    }
 }
 
 /// A length as a user types it: a number, and the unit after it if there is one (`20mm`,
 /// `2 cm`, `5e-3m`, `0.8in`, `1 foot`, `50µm`, `2e1mm`; `0.5` has none). The unit is the
 /// trailing letters, so that a number may have an exponent. Any sign and size are returned
-/// as they are; the caller says which it takes. The command line's lengths and the widget's
+/// as they are ([`parse_length_at_least`] refuses negative ones). The command line's lengths and the widget's
 /// (through wasm) are read here, so both know the same units.
 pub fn parse_length(text: &str) -> Result<(f64, Option<Units>), LengthError> {
     let t = text.trim();
@@ -344,6 +364,34 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn lengths_in_range() {
+        use LengthError::Range;
+        assert_eq!(parse_length_at_least("0", false), Ok((0.0, None)));
+        assert_eq!(
+            parse_length_at_least("0", true),
+            Err(Range { positive: true })
+        );
+        assert_eq!(
+            parse_length_at_least("2.5 mm", true),
+            Ok((2.5, Some(Units::Millimetre)))
+        );
+        assert_eq!(
+            parse_length_at_least("-1mm", false),
+            Err(Range { positive: false })
+        );
+        assert_eq!(
+            parse_length_at_least("1e400", false),
+            Err(Range { positive: false })
+        );
+        assert_eq!(parse_length_at_least("x", true), Err(LengthError::Number));
+        assert_eq!(
+            Range { positive: true }.to_string(),
+            "must be greater than 0"
+        );
+        assert_eq!(Range { positive: false }.to_string(), "must be 0 or more");
     }
 
     #[test]

@@ -43,7 +43,9 @@ use std::fmt;
 
 use super::Mesh;
 
-pub use assembly::{parse_length, unit_factor, LengthError, LoadedAssembly, Part, MAX_PARTS};
+pub use assembly::{
+    parse_length, parse_length_at_least, unit_factor, LengthError, LoadedAssembly, Part, MAX_PARTS,
+};
 pub use common::MAX_TRIANGLES;
 #[cfg(feature = "stl")]
 pub use stl::write_binary as write_stl_binary;
@@ -201,17 +203,10 @@ impl Units {
         Some(value * self.micrometres_per_unit()? / to.micrometres_per_unit()?)
     }
 
-    /// How many metres one unit is, `None` for [`Units::Unknown`].
+    /// How many metres one unit is, `None` for [`Units::Unknown`] (the nearest `f64`: `1e-3`,
+    /// `0.0254`, …, from [`Units::micrometres_per_unit`]).
     pub fn metres_per_unit(self) -> Option<f64> {
-        match self {
-            Units::Unknown => None,
-            Units::Micron => Some(1e-6),
-            Units::Millimetre => Some(1e-3),
-            Units::Centimetre => Some(1e-2),
-            Units::Metre => Some(1.0),
-            Units::Inch => Some(0.0254),
-            Units::Foot => Some(0.3048),
-        }
+        Some(self.micrometres_per_unit()? / 1e6)
     }
 }
 
