@@ -475,42 +475,63 @@ impl CoarseMap {
         let jy0 = floor(self.iy0 as f64 + sy) as i64;
         let nx = self.nx + 1;
         let ny = self.ny + 1;
-        let mut offsets = Vec::with_capacity(nx as usize * ny as usize + 1);
-        offsets.push(0u32);
-        let mut spans: Vec<[f32; 2]> = Vec::with_capacity(self.spans.len() * 2);
-        let mut run: Vec<[f32; 2]> = Vec::new();
+        let first_x = |jx: i64| floor(jx as f64 - sx) as i64;
+        let first_y = |jy: i64| floor(jy as f64 - sy) as i64;
+        // Every span moved along z and grown, once (shifting and growing keep each column's
+        // spans sorted by start; growing may make neighbours overlap, which the unions merge).
         let grow = |z: f64, up: bool| {
             let z = z + if up { slack } else { -slack };
             f32_bound(z, up)
         };
-        for jy in jy0..jy0 + i64::from(ny) {
-            let oy0 = floor(jy as f64 - sy) as i64;
+        let moved: Vec<[f32; 2]> = self
+            .spans
+            .iter()
+            .map(|s| {
+                [
+                    grow(f64::from(s[0]) + d.z, false),
+                    grow(f64::from(s[1]) + d.z, true),
+                ]
+            })
+            .collect();
+        let column = |ox: i64, oy: i64| -> &[[f32; 2]] {
+            let (dx, dy) = (ox - self.ix0, oy - self.iy0);
+            if dx < 0 || dy < 0 || dx >= i64::from(self.nx) || dy >= i64::from(self.ny) {
+                return &[];
+            }
+            let c = dy as usize * self.nx as usize + dx as usize;
+            &moved[self.offsets[c] as usize..self.offsets[c + 1] as usize]
+        };
+        // The union of four old columns, in two steps of two (union is associative, so the
+        // merged spans are those of sorting all four columns' spans and merging): first along
+        // x, per old row the new columns' unions of their two old columns (`rows`), then along
+        // y, per new column the union of its two old rows' ones.
+        let oy_lo = first_y(jy0);
+        let oy_hi = first_y(jy0 + i64::from(ny) - 1) + 1;
+        let row_count = (oy_hi - oy_lo + 1).max(0) as usize;
+        let mut row_offsets = Vec::with_capacity(row_count * nx as usize + 1);
+        row_offsets.push(0u32);
+        let mut rows: Vec<[f32; 2]> = Vec::with_capacity(moved.len() * 2);
+        for oy in oy_lo..=oy_hi {
             for jx in jx0..jx0 + i64::from(nx) {
-                let ox0 = floor(jx as f64 - sx) as i64;
-                run.clear();
-                for oy in oy0..=oy0 + 1 {
-                    for ox in ox0..=ox0 + 1 {
-                        run.extend(self.spans_at(ox, oy).iter().map(|s| {
-                            [
-                                grow(f64::from(s[0]) + d.z, false),
-                                grow(f64::from(s[1]) + d.z, true),
-                            ]
-                        }));
-                    }
-                }
-                run.sort_unstable_by(|a, b| a[0].total_cmp(&b[0]));
-                let mut cur: Option<[f32; 2]> = None;
-                for s in &run {
-                    cur = match cur {
-                        Some(c) if s[0] <= c[1] => Some([c[0], max2(c[1], s[1])]),
-                        Some(c) => {
-                            spans.push(c);
-                            Some(*s)
-                        }
-                        None => Some(*s),
-                    };
-                }
-                spans.extend(cur);
+                let ox = first_x(jx);
+                union_into(column(ox, oy), column(ox + 1, oy), &mut rows);
+                row_offsets.push(rows.len() as u32);
+            }
+        }
+        let row = |oy: i64, jx: i64| -> &[[f32; 2]] {
+            if oy < oy_lo || oy > oy_hi {
+                return &[];
+            }
+            let c = (oy - oy_lo) as usize * nx as usize + (jx - jx0) as usize;
+            &rows[row_offsets[c] as usize..row_offsets[c + 1] as usize]
+        };
+        let mut offsets = Vec::with_capacity(nx as usize * ny as usize + 1);
+        offsets.push(0u32);
+        let mut spans: Vec<[f32; 2]> = Vec::with_capacity(self.spans.len() * 2);
+        for jy in jy0..jy0 + i64::from(ny) {
+            let oy = first_y(jy);
+            for jx in jx0..jx0 + i64::from(nx) {
+                union_into(row(oy, jx), row(oy + 1, jx), &mut spans);
                 offsets.push(spans.len() as u32);
             }
         }
@@ -546,6 +567,39 @@ impl CoarseMap {
     pub fn bytes(&self) -> usize {
         self.spans.len() * 8 + self.offsets.len() * 4
     }
+}
+
+/// Appends to `out` the union of two lists of spans, each sorted by start: spans that overlap
+/// or touch merge into one, so `out` gets sorted, disjoint spans.
+fn union_into(a: &[[f32; 2]], b: &[[f32; 2]], out: &mut Vec<[f32; 2]>) {
+    let (mut i, mut j) = (0, 0);
+    let mut cur: Option<[f32; 2]> = None;
+    loop {
+        let s = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x[0] <= y[0] => {
+                i += 1;
+                *x
+            }
+            (_, Some(y)) => {
+                j += 1;
+                *y
+            }
+            (Some(x), None) => {
+                i += 1;
+                *x
+            }
+            (None, None) => break,
+        };
+        cur = match cur {
+            Some(c) if s[0] <= c[1] => Some([c[0], max2(c[1], s[1])]),
+            Some(c) => {
+                out.push(c);
+                Some(s)
+            }
+            None => Some(s),
+        };
+    }
+    out.extend(cur);
 }
 
 /// A triangle cut into bands of y: its vertices sorted by y, so that the cross-section at any
@@ -847,6 +901,91 @@ mod tests {
             // Not everything: the torus's hole is empty in both.
             let hole = DVec3::new(d.x, d.y, d.z);
             assert!(!covers(&moved, hole) && !covers(&fresh, hole), "d {d}");
+        }
+    }
+
+    /// [`CoarseMap::translated`] as first written: each new column's four old columns' spans
+    /// gathered, moved, grown, sorted and merged.
+    fn translated_by_sorting(m: &CoarseMap, d: DVec3, slack: f64) -> CoarseMap {
+        let (sx, sy) = (d.x / m.h, d.y / m.h);
+        let jx0 = floor(m.ix0 as f64 + sx) as i64;
+        let jy0 = floor(m.iy0 as f64 + sy) as i64;
+        let (nx, ny) = (m.nx + 1, m.ny + 1);
+        let mut offsets = vec![0u32];
+        let mut spans: Vec<[f32; 2]> = Vec::new();
+        let grow = |z: f64, up: bool| f32_bound(z + if up { slack } else { -slack }, up);
+        for jy in jy0..jy0 + i64::from(ny) {
+            let oy0 = floor(jy as f64 - sy) as i64;
+            for jx in jx0..jx0 + i64::from(nx) {
+                let ox0 = floor(jx as f64 - sx) as i64;
+                let mut run = Vec::new();
+                for oy in oy0..=oy0 + 1 {
+                    for ox in ox0..=ox0 + 1 {
+                        run.extend(m.spans_at(ox, oy).iter().map(|s| {
+                            [
+                                grow(f64::from(s[0]) + d.z, false),
+                                grow(f64::from(s[1]) + d.z, true),
+                            ]
+                        }));
+                    }
+                }
+                run.sort_unstable_by(|a, b| a[0].total_cmp(&b[0]));
+                let mut cur: Option<[f32; 2]> = None;
+                for s in &run {
+                    cur = match cur {
+                        Some(c) if s[0] <= c[1] => Some([c[0], max2(c[1], s[1])]),
+                        Some(c) => {
+                            spans.push(c);
+                            Some(*s)
+                        }
+                        None => Some(*s),
+                    };
+                }
+                spans.extend(cur);
+                offsets.push(spans.len() as u32);
+            }
+        }
+        CoarseMap {
+            level: m.level,
+            h: m.h,
+            ix0: jx0,
+            iy0: jy0,
+            nx,
+            ny,
+            offsets,
+            spans,
+            solid: m.solid,
+        }
+    }
+
+    /// A moved map is exactly the union of the four old columns under each new one, merged
+    /// (the unions are taken two by two, along x and then along y): the same spans as sorting
+    /// the four columns' spans together and merging, for moves by whole cells, by fractions of
+    /// a cell in either direction, along z only, and with slack large enough to merge spans
+    /// that were apart (the torus's two walls along z).
+    #[test]
+    fn moved_maps_are_the_merged_old_columns() {
+        let mesh = Arc::new(shapes::torus(Vec3::ZERO, 1.0, 0.3, 48, 16));
+        let scene = two(
+            ("a", &mesh, DMat4::from_rotation_x(0.4)),
+            ("b", &mesh, DMat4::from_translation(DVec3::X * 5.0)),
+        );
+        let a = &scene.objects[0];
+        for solid in [true, false] {
+            let base = CoarseMap::build(a, level_of(&a.aabb()), solid, &REACH, None)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let h = base.h;
+            for (d, slack) in [
+                (DVec3::new(0.013, -0.27, 0.05), 1e-5),
+                (DVec3::new(h, -2.0 * h, 0.0), 1e-5),
+                (DVec3::new(-0.5 * h, 0.25 * h, -0.2), 0.0),
+                (DVec3::new(0.0, 0.0, 0.3), 1e-5),
+                (DVec3::new(-3.1, 0.001, -0.2), 0.5),
+            ] {
+                let moved = base.translated(d, slack);
+                assert_eq!(moved, translated_by_sorting(&base, d, slack), "d {d}");
+                assert!(moved.span_count() > 0);
+            }
         }
     }
 
