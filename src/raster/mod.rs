@@ -386,8 +386,8 @@ pub fn rasterize_runs(
     // them all once, shared by the chunks. Under a clip or blocks each chunk projects the
     // vertices its kept triangles use, when they first need them: a vertex shared by two
     // chunks is projected twice, which costs less than projecting every vertex of a large
-    // part of which the clip keeps some (the robot hall's moving frames: the LDIs 2–3%
-    // quicker than with the whole parts of more than `CHUNK` triangles projected).
+    // part of which the clip keeps some (the robot hall's parts of more than `CHUNK`
+    // triangles, of which a pair's clip keeps a half or less).
     let projected: Vec<Option<Vec<SnappedVertex>>> = objects
         .iter()
         .map(|o| {
