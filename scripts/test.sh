@@ -12,7 +12,9 @@
 #   reader of target/bcf-venv), the look tools and rules editor test (tests/browser/look.mjs:
 #   section plane, measuring, ignore rules), the 3.1 M-triangle robot hall loaded in the page in
 #   tiles and checked whole (tests/browser/hall.mjs --tiles: the merged pairs and
-#   self-collisions equal `ldiclash check`'s), and a short run of every fuzz target.
+#   self-collisions equal `ldiclash check`'s) and loaded whole, drawn and orbited while it is
+#   checked (tests/browser/hall.mjs: the same pairs and self-collisions), and a short run of
+#   every fuzz target.
 #
 # Usage: scripts/test.sh
 # Env:   FUZZ_SECONDS  seconds per fuzz target (default 15)
@@ -151,6 +153,9 @@ run node tests/browser/look.mjs
 # A factory hall (3.1 M triangles) planned for 100 MB of wasm memory: eight tiles loaded and
 # checked in the page, merged, against the native check of the whole hall.
 run node tests/browser/hall.mjs --only 3M --tiles 100
+# The same hall whole in the page, drawn (SwiftShader) and orbited while the worker checks it:
+# the first check against the native one, a re-check after a move.
+run node tests/browser/hall.mjs --only 3M
 
 section fuzz "fuzz smoke: ${FUZZ_SECONDS}s per target (cargo fuzz, -s none)"
 if [[ ! -f fuzz/Cargo.toml ]]; then

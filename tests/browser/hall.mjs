@@ -11,7 +11,8 @@
 //   per second), what the page said before loading.
 //
 // and fails when the hall does not load and check within the budget (VIEWER_TIMEOUT_MS,
-// default 600 000 per hall) or the check finds no clash (every robot cell has some).
+// default 600 000 per hall), or when the first check finds no clash (every robot cell has
+// some) or other pairs and self-collisions than `ldiclash check --json` on the hall.
 //
 //   node tests/browser/hall.mjs [--dist DIR] [--ldiclash BIN] [--big] [--only 3M|16M] [--tiles MB]
 //
@@ -78,7 +79,18 @@ async function measure(browser, name) {
       if (e.detail.state === "end") window.hallLog.phases[e.detail.phase] = e.detail;
       if (e.detail.state === "start") window.hallLog.started[e.detail.phase] = performance.now();
     });
-    document.addEventListener("clash", (e) => window.hallLog.clashes.push({ t: performance.now(), pairs: e.detail.pairs.length, self: e.detail.self.length, total: e.detail.timings_ms?.total, cached: e.detail.stats?.cached_pairs }));
+    document.addEventListener("clash", (e) =>
+      window.hallLog.clashes.push({
+        t: performance.now(),
+        pairs: e.detail.pairs.length,
+        self: e.detail.self.length,
+        total: e.detail.timings_ms?.total,
+        cached: e.detail.stats?.cached_pairs,
+        // Names, sorted, as `nativePairs` gives them.
+        pairKeys: e.detail.pairs.map((p) => [p.a, p.b].sort().join("|")).sort(),
+        selfNames: e.detail.self.map((x) => x.object).sort(),
+      }),
+    );
   });
   const t0 = Date.now();
   await page.goto(`/?scene=hall/${name}/scene.json&backend=cpu`, { timeout: TIMEOUT_MS });
@@ -292,10 +304,19 @@ async function main() {
         const r = await measure(ctx, dir);
         const bytes = statSync(path.join(OUT, dir, "scene.json")).size;
         if (!(r.firstClash.pairs > 0)) throw new Error(`${label}: the first check found no clash`);
+        // The page's first check (the whole hall in one worker) finds the native check's pairs
+        // and self-collisions.
+        const native = nativePairs(dir);
+        const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+        if (!same(r.firstClash.pairKeys, native.pairs) || !same(r.firstClash.selfNames, native.self)) {
+          const lost = native.pairs.filter((k) => !r.firstClash.pairKeys.includes(k));
+          const extra = r.firstClash.pairKeys.filter((k) => !native.pairs.includes(k));
+          throw new Error(`${label}: the page's first check ${r.firstClash.pairs} pairs, ${r.firstClash.self} self; native ${native.pairs.length} pairs, ${native.self.length} self; lost ${JSON.stringify(lost.slice(0, 5))}, extra ${JSON.stringify(extra.slice(0, 5))}`);
+        }
         rows.push(
           `| ${label} (${dir}) | ${r.first.objects} | ${(r.first.triangles / 1e6).toFixed(2)} M | ${r.ph.fetch?.ms.toFixed(0)} ms, ${MB(r.ph.fetch?.bytes ?? 0)} MB | ${r.ph.parse?.ms.toFixed(0)} ms | ${r.ph.upload?.ms.toFixed(0)} ms, ${MB(r.first.gpu)} MB | ${r.ph.check?.ms.toFixed(0)} ms (${r.firstClash.pairs} pairs, ${r.firstClash.self} self) | ${r.moved.recheck.toFixed(0)} ms (${r.moved.cached} pairs from memory) | ${MB(r.first.page)} / ${MB(r.first.worker)} MB | ${fps(r.during.median)} | ${fps(r.moved.median)} | ${fps(r.idle)} | ${fps(r.full)} | ${fps(r.empty)} |`,
         );
-        console.log(`ok   - ${label}: loaded and checked in ${(r.wall / 1000).toFixed(1)} s (scene.json ${bytes} bytes, ${r.first.groups} groups in the object list)${r.first.warn ? `; the page said: ${r.first.warn}` : ""}${r.first.notes ? `; notes: ${r.first.notes}` : ""}`);
+        console.log(`ok   - ${label}: loaded and checked in ${(r.wall / 1000).toFixed(1)} s, the native check's ${native.pairs.length} pairs and ${native.self.length} self-collisions (scene.json ${bytes} bytes, ${r.first.groups} groups in the object list)${r.first.warn ? `; the page said: ${r.first.warn}` : ""}${r.first.notes ? `; notes: ${r.first.notes}` : ""}`);
         console.log(`       orbit during the first check: ${r.during.frames} frames over ${(r.during.ms / 1000).toFixed(1)} s, median ${r.during.median.toFixed(0)} ms, 90th percentile ${r.during.p90.toFixed(0)} ms`);
         console.log(`       orbit during the re-check: ${r.moved.frames} frames, median ${r.moved.median.toFixed(0)} ms, 90th percentile ${r.moved.p90.toFixed(0)} ms; moved ${r.moved.object}; GPU max buffer ${MB(r.first.gpuMax)} MB`);
       } catch (err) {
