@@ -1130,7 +1130,7 @@ impl WebViewer {
         let r = Region::new(Vec3::from_slice(&lo), Vec3::from_slice(&hi));
         // A tiny box (a touch) still gets a sensible view.
         let pad = (self.camera.scene_radius * 0.05).max(1e-6);
-        let r = Region::new(r.min - Vec3::splat(pad), r.max + Vec3::splat(pad));
+        let r = r.grown(pad);
         self.camera.fit(&r);
         Ok(())
     }

@@ -8,8 +8,6 @@
 
 use std::sync::Arc;
 
-use glam::Vec3;
-
 use super::coarse::{cells_box, level_of, map_level, meeting_cells, CoarseMap, MeetingCell, Reach};
 use super::engine::{cpu_threads, CpuEngine, Engine};
 use super::incremental::{Cache, SelfCache};
@@ -1549,16 +1547,16 @@ fn grow(r: &Region, d: f64) -> Region {
     if d <= 0.0 {
         return *r;
     }
-    let m = Vec3::splat(d as f32) * (1.0 + 1e-6) + Vec3::splat(f32::MIN_POSITIVE);
-    Region::new(r.min - m, r.max + m)
+    r.grown(d as f32 * (1.0 + 1e-6) + f32::MIN_POSITIVE)
 }
 
 /// Grow a region a little so flat overlaps (touching boxes) still have a thickness.
 pub(crate) fn pad(r: Region) -> Region {
-    let m = r.size().max_element() * 1e-3
-        + r.min.abs().max(r.max.abs()).max_element() * 1e-6
-        + f32::MIN_POSITIVE;
-    Region::new(r.min - Vec3::splat(m), r.max + Vec3::splat(m))
+    r.grown(
+        r.size().max_element() * 1e-3
+            + r.min.abs().max(r.max.abs()).max_element() * 1e-6
+            + f32::MIN_POSITIVE,
+    )
 }
 
 pub(crate) fn box_array(r: Region) -> [[f32; 3]; 2] {
@@ -1584,7 +1582,7 @@ mod tests {
     use crate::mesh::io::Units;
     use crate::mesh::shapes::{cuboid, uv_sphere};
     use crate::mesh::Mesh;
-    use glam::{DMat4, DVec3};
+    use glam::{DMat4, DVec3, Vec3};
 
     /// The CPU engine under another name (`cpu()` is `None`): a check runs its pairs and then
     /// its self-collisions, as on the GPU and in the one-thread worker.

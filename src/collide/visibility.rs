@@ -264,10 +264,7 @@ pub(crate) async fn convex_pairs_with(
         };
         if let Some(overlap) = bi.intersection(bj) {
             let pad = overlap.size().max_element().max(bi.size().max_element()) * 1e-4;
-            let region = Region::new(
-                overlap.min - Vec3::splat(pad),
-                overlap.max + Vec3::splat(pad),
-            );
+            let region = overlap.grown(pad);
             // Shortest overlap axis first: the view that sees the gap best.
             let s = overlap.size();
             let mut axes = Axis::ALL;

@@ -102,6 +102,11 @@ impl Region {
         })
     }
 
+    /// The box grown by `d` (≥ 0) on every side.
+    pub fn grown(&self, d: f32) -> Region {
+        Region::new(self.min - Vec3::splat(d), self.max + Vec3::splat(d))
+    }
+
     /// The smallest box holding both.
     pub fn union(&self, other: &Region) -> Region {
         Region {

@@ -129,7 +129,7 @@ pub fn push_out(
     };
     let ob = Region::new(ob.0, ob.1);
     let pad = ob.size().max_element() * 0.01 + f32::MIN_POSITIVE;
-    let pb = Region::new(pb.min - Vec3::splat(pad), pb.max + Vec3::splat(pad));
+    let pb = pb.grown(pad);
     let Some(region) = ob.intersection(&pb) else {
         return Ok(stats);
     };

@@ -43,10 +43,7 @@ pub fn plan_tiles(boxes: &[Region], costs: &[f64], budget: f64, margin: f32) -> 
     }
     let grown: Vec<Region> = boxes[..n]
         .iter()
-        .map(|b| {
-            let m = glam::Vec3::splat(margin.max(0.0));
-            Region::new(b.min - m, b.max + m)
-        })
+        .map(|b| b.grown(margin.max(0.0)))
         .collect();
     let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, j) in sweep_and_prune(&grown) {
