@@ -154,7 +154,7 @@ run node tests/browser/look.mjs
 # checked in the page, merged, against the native check of the whole hall.
 run node tests/browser/hall.mjs --only 3M --tiles 100
 # The same hall whole in the page, drawn (SwiftShader) and orbited while the worker checks it:
-# the first check against the native one, a re-check after a move.
+# the first check and the re-check after a move against the native checks.
 run node tests/browser/hall.mjs --only 3M
 
 section fuzz "fuzz smoke: ${FUZZ_SECONDS}s per target (cargo fuzz, -s none)"

@@ -12,7 +12,9 @@
 //
 // and fails when the hall does not load and check within the budget (VIEWER_TIMEOUT_MS,
 // default 600 000 per hall), or when the first check finds no clash (every robot cell has
-// some) or other pairs and self-collisions than `ldiclash check --json` on the hall.
+// some) or other pairs and self-collisions than `ldiclash check --json` on the hall, or the
+// re-check after the move others than `ldiclash check --json` on the hall with that part moved
+// (target/hall-page/DIR/scene-moved.json).
 //
 //   node tests/browser/hall.mjs [--dist DIR] [--ldiclash BIN] [--big] [--only 3M|16M] [--tiles MB]
 //
@@ -25,7 +27,7 @@
 // else target/debug). The halls are written to target/hall-page/.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -143,6 +145,7 @@ async function measure(browser, name) {
     const v = document.querySelector("ldi-clash-viewer");
     const o = JSON.parse(v.viewer.objects()).find((x) => /bunny_b$/.test(x.name)) ?? JSON.parse(v.viewer.objects())[0];
     const m = Array.from(v.viewer.transform(o.name));
+    const x0 = m[12];
     m[12] += 0.05 * (o.max[0] - o.min[0]);
     const before = window.hallLog.clashes.length;
     const t = performance.now();
@@ -160,7 +163,7 @@ async function measure(browser, name) {
     }
     const clash = window.hallLog.clashes[window.hallLog.clashes.length - 1];
     frames.sort((a, b) => a - b);
-    return { object: o.name, recheck: clash.t - t, total: clash.total, cached: clash.cached, frames: frames.length, median: frames[Math.floor(frames.length / 2)] ?? 0, p90: frames[Math.floor(frames.length * 0.9)] ?? 0 };
+    return { object: o.name, x0, x1: m[12], pairKeys: clash.pairKeys, selfNames: clash.selfNames, recheck: clash.t - t, total: clash.total, cached: clash.cached, frames: frames.length, median: frames[Math.floor(frames.length / 2)] ?? 0, p90: frames[Math.floor(frames.length * 0.9)] ?? 0 };
   });
   // Orbit when nothing else runs: with coarse meshes for small objects (the default), with
   // every triangle drawn, and with every object hidden (what a frame costs the browser and
@@ -250,9 +253,10 @@ async function measureTiles(browser, name, budget) {
   return r;
 }
 
-/** Pairs and self-collisions of `ldiclash check --json` on a hall (names, sorted). */
-function nativePairs(dir) {
-  const out = execFileSync(binary(), ["check", path.join(OUT, dir, "scene.json"), "--json"], { maxBuffer: 1 << 30 }).toString();
+/** Pairs and self-collisions of `ldiclash check --json` on a hall (names, sorted); `file`: its
+ * scene file in `dir` (default scene.json). */
+function nativePairs(dir, file = "scene.json") {
+  const out = execFileSync(binary(), ["check", path.join(OUT, dir, file), "--json"], { maxBuffer: 1 << 30 }).toString();
   const r = JSON.parse(out);
   return { pairs: r.pairs.map((p) => [p.a, p.b].sort().join("|")).sort(), self: r.self.map((x) => x.object).sort() };
 }
@@ -316,9 +320,26 @@ async function main() {
         rows.push(
           `| ${label} (${dir}) | ${r.first.objects} | ${(r.first.triangles / 1e6).toFixed(2)} M | ${r.ph.fetch?.ms.toFixed(0)} ms, ${MB(r.ph.fetch?.bytes ?? 0)} MB | ${r.ph.parse?.ms.toFixed(0)} ms | ${r.ph.upload?.ms.toFixed(0)} ms, ${MB(r.first.gpu)} MB | ${r.ph.check?.ms.toFixed(0)} ms (${r.firstClash.pairs} pairs, ${r.firstClash.self} self) | ${r.moved.recheck.toFixed(0)} ms (${r.moved.cached} pairs from memory) | ${MB(r.first.page)} / ${MB(r.first.worker)} MB | ${fps(r.during.median)} | ${fps(r.moved.median)} | ${fps(r.idle)} | ${fps(r.full)} | ${fps(r.empty)} |`,
         );
+        // The re-check after the move finds what the native check of the hall with that part
+        // moved finds (its placement as the page set it, in a copy of the scene file).
+        const scene = JSON.parse(readFileSync(path.join(OUT, dir, "scene.json"), "utf8"));
+        const part = scene.objects.find((o) => o.name === r.moved.object);
+        if (!part) throw new Error(`${label}: moved ${r.moved.object}, which scene.json does not name`);
+        // The page holds the hall in its display unit (millimetres for this hall in metres):
+        // its x before the move against the file's gives the factor.
+        const x = part.world_from_object[12];
+        if (!(x !== 0 && r.moved.x0 !== 0)) throw new Error(`${label}: ${r.moved.object} at x = 0, no unit factor`);
+        part.world_from_object[12] = x + (r.moved.x1 - r.moved.x0) * (x / r.moved.x0);
+        writeFileSync(path.join(OUT, dir, "scene-moved.json"), JSON.stringify(scene));
+        const nativeMoved = nativePairs(dir, "scene-moved.json");
+        if (!same(r.moved.pairKeys, nativeMoved.pairs) || !same(r.moved.selfNames, nativeMoved.self)) {
+          const lost = nativeMoved.pairs.filter((k) => !r.moved.pairKeys.includes(k));
+          const extra = r.moved.pairKeys.filter((k) => !nativeMoved.pairs.includes(k));
+          throw new Error(`${label}: the re-check after moving ${r.moved.object} ${r.moved.pairKeys.length} pairs, ${r.moved.selfNames.length} self; native ${nativeMoved.pairs.length} pairs, ${nativeMoved.self.length} self; lost ${JSON.stringify(lost.slice(0, 5))}, extra ${JSON.stringify(extra.slice(0, 5))}`);
+        }
         console.log(`ok   - ${label}: loaded and checked in ${(r.wall / 1000).toFixed(1)} s, the native check's ${native.pairs.length} pairs and ${native.self.length} self-collisions (scene.json ${bytes} bytes, ${r.first.groups} groups in the object list)${r.first.warn ? `; the page said: ${r.first.warn}` : ""}${r.first.notes ? `; notes: ${r.first.notes}` : ""}`);
         console.log(`       orbit during the first check: ${r.during.frames} frames over ${(r.during.ms / 1000).toFixed(1)} s, median ${r.during.median.toFixed(0)} ms, 90th percentile ${r.during.p90.toFixed(0)} ms`);
-        console.log(`       orbit during the re-check: ${r.moved.frames} frames, median ${r.moved.median.toFixed(0)} ms, 90th percentile ${r.moved.p90.toFixed(0)} ms; moved ${r.moved.object}; GPU max buffer ${MB(r.first.gpuMax)} MB`);
+        console.log(`       orbit during the re-check: ${r.moved.frames} frames, median ${r.moved.median.toFixed(0)} ms, 90th percentile ${r.moved.p90.toFixed(0)} ms; moved ${r.moved.object}, the re-check's ${nativeMoved.pairs.length} pairs and ${nativeMoved.self.length} self-collisions those of the native check of the moved hall; GPU max buffer ${MB(r.first.gpuMax)} MB`);
       } catch (err) {
         failed++;
         console.log(`FAIL - ${label}: ${err.message}`);
