@@ -424,18 +424,7 @@ impl CoarseMap {
         for k in 0..columns {
             let run = &mut raw[offsets[k] as usize..offsets[k + 1] as usize];
             run.sort_unstable_by(|a, b| a[0].total_cmp(&b[0]));
-            let mut cur: Option<[f32; 2]> = None;
-            for s in run.iter() {
-                cur = match cur {
-                    Some(c) if s[0] <= c[1] => Some([c[0], max2(c[1], s[1])]),
-                    Some(c) => {
-                        spans.push(c);
-                        Some(*s)
-                    }
-                    None => Some(*s),
-                };
-            }
-            spans.extend(cur);
+            merge_into(run.iter().copied(), &mut spans);
             merged[k + 1] = spans.len() as u32;
         }
         Ok(Self {
@@ -569,27 +558,11 @@ impl CoarseMap {
     }
 }
 
-/// Appends to `out` the union of two lists of spans, each sorted by start: spans that overlap
-/// or touch merge into one, so `out` gets sorted, disjoint spans.
-fn union_into(a: &[[f32; 2]], b: &[[f32; 2]], out: &mut Vec<[f32; 2]>) {
-    let (mut i, mut j) = (0, 0);
+/// Appends the spans of `sorted` (sorted by start) to `out`, merging those that overlap or
+/// touch: `out` gets sorted, disjoint spans.
+fn merge_into(sorted: impl IntoIterator<Item = [f32; 2]>, out: &mut Vec<[f32; 2]>) {
     let mut cur: Option<[f32; 2]> = None;
-    loop {
-        let s = match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) if x[0] <= y[0] => {
-                i += 1;
-                *x
-            }
-            (_, Some(y)) => {
-                j += 1;
-                *y
-            }
-            (Some(x), None) => {
-                i += 1;
-                *x
-            }
-            (None, None) => break,
-        };
+    for s in sorted {
         cur = match cur {
             Some(c) if s[0] <= c[1] => Some([c[0], max2(c[1], s[1])]),
             Some(c) => {
@@ -600,6 +573,28 @@ fn union_into(a: &[[f32; 2]], b: &[[f32; 2]], out: &mut Vec<[f32; 2]>) {
         };
     }
     out.extend(cur);
+}
+
+/// Appends to `out` the union of two lists of spans, each sorted by start ([`merge_into`] of
+/// the two lists merged by start).
+fn union_into(a: &[[f32; 2]], b: &[[f32; 2]], out: &mut Vec<[f32; 2]>) {
+    let (mut i, mut j) = (0, 0);
+    let by_start = std::iter::from_fn(|| match (a.get(i), b.get(j)) {
+        (Some(x), Some(y)) if x[0] <= y[0] => {
+            i += 1;
+            Some(*x)
+        }
+        (_, Some(y)) => {
+            j += 1;
+            Some(*y)
+        }
+        (Some(x), None) => {
+            i += 1;
+            Some(*x)
+        }
+        (None, None) => None,
+    });
+    merge_into(by_start, out);
 }
 
 /// A triangle cut into bands of y: its vertices sorted by y, so that the cross-section at any
@@ -906,7 +901,12 @@ mod tests {
 
     /// [`CoarseMap::translated`] as first written: each new column's four old columns' spans
     /// gathered, moved, grown, sorted and merged.
-    fn translated_by_sorting(m: &CoarseMap, d: DVec3, slack: f64) -> CoarseMap {
+    /// Its first column and its columns' offsets and spans.
+    fn translated_by_sorting(
+        m: &CoarseMap,
+        d: DVec3,
+        slack: f64,
+    ) -> (i64, i64, Vec<u32>, Vec<[f32; 2]>) {
         let (sx, sy) = (d.x / m.h, d.y / m.h);
         let jx0 = floor(m.ix0 as f64 + sx) as i64;
         let jy0 = floor(m.iy0 as f64 + sy) as i64;
@@ -929,33 +929,12 @@ mod tests {
                         }));
                     }
                 }
-                run.sort_unstable_by(|a, b| a[0].total_cmp(&b[0]));
-                let mut cur: Option<[f32; 2]> = None;
-                for s in &run {
-                    cur = match cur {
-                        Some(c) if s[0] <= c[1] => Some([c[0], max2(c[1], s[1])]),
-                        Some(c) => {
-                            spans.push(c);
-                            Some(*s)
-                        }
-                        None => Some(*s),
-                    };
-                }
-                spans.extend(cur);
+                run.sort_unstable_by(|a: &[f32; 2], b| a[0].total_cmp(&b[0]));
+                merge_into(run, &mut spans);
                 offsets.push(spans.len() as u32);
             }
         }
-        CoarseMap {
-            level: m.level,
-            h: m.h,
-            ix0: jx0,
-            iy0: jy0,
-            nx,
-            ny,
-            offsets,
-            spans,
-            solid: m.solid,
-        }
+        (jx0, jy0, offsets, spans)
     }
 
     /// A moved map is exactly the union of the four old columns under each new one, merged
@@ -983,7 +962,12 @@ mod tests {
                 (DVec3::new(-3.1, 0.001, -0.2), 0.5),
             ] {
                 let moved = base.translated(d, slack);
-                assert_eq!(moved, translated_by_sorting(&base, d, slack), "d {d}");
+                let (ix0, iy0, offsets, spans) = translated_by_sorting(&base, d, slack);
+                assert_eq!((moved.ix0, moved.iy0), (ix0, iy0), "d {d}");
+                assert_eq!((moved.nx, moved.ny), (base.nx + 1, base.ny + 1), "d {d}");
+                assert_eq!(moved.offsets, offsets, "d {d}");
+                assert_eq!(moved.spans, spans, "d {d}");
+                assert_eq!((moved.level, moved.solid), (base.level, base.solid));
                 assert!(moved.span_count() > 0);
             }
         }
