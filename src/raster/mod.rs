@@ -382,16 +382,13 @@ pub fn rasterize_runs(
         }
     }
     let filter = Filter::new(view, clip);
-    // Every vertex is needed when every triangle is taken (whole image, no clip): project
-    // them all once, shared by the chunks. Under a clip or blocks each chunk projects the
-    // vertices its kept triangles use, when they first need them: a vertex shared by two
-    // chunks is projected twice, which costs less than projecting every vertex of a large
-    // part of which the clip keeps some (the robot hall's parts of more than `CHUNK`
-    // triangles, of which a pair's clip keeps a half or less).
+    // Every vertex is needed when every triangle is taken (whole image, no clip), and an
+    // object of several chunks would project its vertices once per chunk: project them all
+    // once, shared by the chunks; otherwise the one chunk projects what it uses.
     let projected: Vec<Option<Vec<SnappedVertex>>> = objects
         .iter()
         .map(|o| {
-            (blocks.whole && filter.clip.is_none())
+            ((blocks.whole && filter.clip.is_none()) || o.triangles.len() > CHUNK)
                 .then(|| crate::ldi::snap::project_vertices(view, o.positions))
         })
         .collect();
