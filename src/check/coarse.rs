@@ -443,12 +443,18 @@ impl CoarseMap {
     /// The spans of column `(ix, iy)` (empty outside the map).
     #[inline]
     fn spans_at(&self, ix: i64, iy: i64) -> &[[f32; 2]] {
+        self.column_in(&self.spans, ix, iy)
+    }
+
+    /// Column `(ix, iy)` of `spans`, a list laid out as this map's (empty outside the map).
+    #[inline]
+    fn column_in<'a>(&self, spans: &'a [[f32; 2]], ix: i64, iy: i64) -> &'a [[f32; 2]] {
         let (dx, dy) = (ix - self.ix0, iy - self.iy0);
         if dx < 0 || dy < 0 || dx >= i64::from(self.nx) || dy >= i64::from(self.ny) {
             return &[];
         }
         let c = dy as usize * self.nx as usize + dx as usize;
-        &self.spans[self.offsets[c] as usize..self.offsets[c + 1] as usize]
+        &spans[self.offsets[c] as usize..self.offsets[c + 1] as usize]
     }
 
     /// This map moved by `d`: a conservative map of the object translated by `d` without
@@ -482,14 +488,7 @@ impl CoarseMap {
                 ]
             })
             .collect();
-        let column = |ox: i64, oy: i64| -> &[[f32; 2]] {
-            let (dx, dy) = (ox - self.ix0, oy - self.iy0);
-            if dx < 0 || dy < 0 || dx >= i64::from(self.nx) || dy >= i64::from(self.ny) {
-                return &[];
-            }
-            let c = dy as usize * self.nx as usize + dx as usize;
-            &moved[self.offsets[c] as usize..self.offsets[c + 1] as usize]
-        };
+        let column = |ox: i64, oy: i64| self.column_in(&moved, ox, oy);
         // The union of four old columns, in two steps of two (union is associative, so the
         // merged spans are those of sorting all four columns' spans and merging): first along
         // x, per old row the new columns' unions of their two old columns (`rows`), then along
