@@ -145,8 +145,10 @@ async function measure(browser, name) {
     const v = document.querySelector("ldi-clash-viewer");
     const o = JSON.parse(v.viewer.objects()).find((x) => /bunny_b$/.test(x.name)) ?? JSON.parse(v.viewer.objects())[0];
     const m = Array.from(v.viewer.transform(o.name));
-    const x0 = m[12];
-    m[12] += 0.05 * (o.max[0] - o.min[0]);
+    const step = 0.05 * (o.max[0] - o.min[0]);
+    m[12] += step;
+    // The page holds the hall in its scene unit: the step in millimetres, as the engine converts.
+    const stepMm = step * v.wasm.mm_per_unit(v.viewer.units()[0]);
     const before = window.hallLog.clashes.length;
     const t = performance.now();
     v.setTransform(o.name, m);
@@ -163,7 +165,7 @@ async function measure(browser, name) {
     }
     const clash = window.hallLog.clashes[window.hallLog.clashes.length - 1];
     frames.sort((a, b) => a - b);
-    return { object: o.name, x0, x1: m[12], pairKeys: clash.pairKeys, selfNames: clash.selfNames, recheck: clash.t - t, total: clash.total, cached: clash.cached, frames: frames.length, median: frames[Math.floor(frames.length / 2)] ?? 0, p90: frames[Math.floor(frames.length * 0.9)] ?? 0 };
+    return { object: o.name, stepMm, pairKeys: clash.pairKeys, selfNames: clash.selfNames, recheck: clash.t - t, total: clash.total, cached: clash.cached, frames: frames.length, median: frames[Math.floor(frames.length / 2)] ?? 0, p90: frames[Math.floor(frames.length * 0.9)] ?? 0 };
   });
   // Orbit when nothing else runs: with coarse meshes for small objects (the default), with
   // every triangle drawn, and with every object hidden (what a frame costs the browser and
@@ -325,11 +327,9 @@ async function main() {
         const scene = JSON.parse(readFileSync(path.join(OUT, dir, "scene.json"), "utf8"));
         const part = scene.objects.find((o) => o.name === r.moved.object);
         if (!part) throw new Error(`${label}: moved ${r.moved.object}, which scene.json does not name`);
-        // The page holds the hall in its display unit (millimetres for this hall in metres):
-        // its x before the move against the file's gives the factor.
-        const x = part.world_from_object[12];
-        if (!(x !== 0 && r.moved.x0 !== 0)) throw new Error(`${label}: ${r.moved.object} at x = 0, no unit factor`);
-        part.world_from_object[12] = x + (r.moved.x1 - r.moved.x0) * (x / r.moved.x0);
+        // The step in the file's unit (the halls are in metres).
+        if (scene.units !== "m") throw new Error(`${label}: scene.json in '${scene.units}', the test expects metres`);
+        part.world_from_object[12] += r.moved.stepMm / 1000;
         writeFileSync(path.join(OUT, dir, "scene-moved.json"), JSON.stringify(scene));
         const nativeMoved = nativePairs(dir, "scene-moved.json");
         if (!same(r.moved.pairKeys, nativeMoved.pairs) || !same(r.moved.selfNames, nativeMoved.self)) {
