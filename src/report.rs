@@ -236,6 +236,10 @@ pub struct Stats {
     /// Coarse maps an incremental checker moved along with a part that only moved (no new map).
     #[serde(default)]
     pub coarse_moved: usize,
+    /// Pair-scale coarse maps built: a part's map clipped to where it meets one partner, on a
+    /// lattice finer than its own map's (a small part next to a large one).
+    #[serde(default)]
+    pub pair_maps: usize,
     /// Candidate pairs whose coarse maps meet, proven apart exactly (no fine LDI needed:
     /// farther apart than the LDIs could see, neither inside the other).
     #[serde(default)]

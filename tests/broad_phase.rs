@@ -816,3 +816,69 @@ fn closed_pairs_sampled_first_give_the_same_report() {
         (174, 174, 0)
     );
 }
+
+/// In a re-check, a closed pair's pair-scale maps (a small part next to a large one: the
+/// object maps are too coarse for the pair) are built only where the object maps' cells are
+/// confined to a small part of the two parts' triangles — a part near another without
+/// touching it, separated with no LDI. Where the cells spread over most of them (a part
+/// crossing into another) the pair keeps only its whole first view, with no pair-scale map;
+/// a pair of that kind apart gets its pair-scale cells after that view found nothing. Each
+/// answer equals a fresh check's.
+#[test]
+fn rechecks_build_pair_scale_maps_only_where_the_cells_are_confined() {
+    let opts = CheckOptions {
+        self_check: false,
+        ..CheckOptions::default()
+    };
+    let fresh = |scene: &Scene| check(scene, &opts).unwrap();
+    let stats = |r: &Report| {
+        let s = &r.stats;
+        (s.ldis, s.pair_maps, s.coarse_separated, r.pairs.len())
+    };
+    let at = |x: f64| DMat4::from_translation(DVec3::new(x, 0.0, 0.0));
+    let diag = |d: f64| DMat4::from_translation(DVec3::new(d, d, 0.0));
+    // A large box of 12 triangles and a small sphere of 2 256: the sphere holds nearly all
+    // the triangles, so any cells around it reach most of them. First beside an edge of the
+    // box, apart (the boxes overlap): its whole view finds nothing, then the maps are built
+    // and separate it.
+    let block = cuboid(Vec3::splat(-4.0), Vec3::splat(4.0));
+    let ball = uv_sphere(Vec3::ZERO, 0.3, 48, 24);
+    let mut scene = placed(vec![(block, DMat4::IDENTITY), (ball, diag(4.26))]);
+    let mut checker = Checker::new(opts.clone());
+    let r = checker.check(&scene).unwrap();
+    assert_eq!(r.pairs, fresh(&scene).pairs);
+    assert!(
+        r.pairs.is_empty() && r.stats.coarse_maps == 2,
+        "{:?}",
+        r.stats
+    );
+    // Moved across a face (the maps remembered, the sphere's moved): one whole view, no
+    // pair-scale map.
+    scene.set_transform(1, at(3.95)).unwrap();
+    let r = checker.check(&scene).unwrap();
+    assert_eq!(r.pairs, fresh(&scene).pairs);
+    assert_eq!(stats(&r), (1, 0, 0, 1), "{:?}", r.stats);
+    assert_eq!(r.stats.coarse_moved, 1);
+    // Back beside the edge: its whole view finds nothing, then its pair-scale maps separate
+    // it.
+    scene.set_transform(1, diag(4.25)).unwrap();
+    let r = checker.check(&scene).unwrap();
+    assert_eq!(r.pairs, fresh(&scene).pairs);
+    let (ldis, maps, separated, pairs) = stats(&r);
+    assert_eq!((ldis, pairs), (1, 0), "{:?}", r.stats);
+    assert!(maps >= 1 && separated == 1, "{:?}", r.stats);
+    // A large sphere of 20 000 triangles and a small one of 72 beside it, apart: the cells
+    // reach a small part of the triangles; the pair-scale maps separate the pair with no LDI.
+    let globe = uv_sphere(Vec3::ZERO, 4.0, 200, 100);
+    let pebble = uv_sphere(Vec3::ZERO, 0.3, 12, 6);
+    let off = |gap: f64| diag((4.3 + gap) / 2f64.sqrt());
+    let mut scene = placed(vec![(globe, DMat4::IDENTITY), (pebble, off(0.21))]);
+    let mut checker = Checker::new(opts.clone());
+    checker.check(&scene).unwrap();
+    scene.set_transform(1, off(0.2)).unwrap();
+    let r = checker.check(&scene).unwrap();
+    assert_eq!(r.pairs, fresh(&scene).pairs);
+    let (ldis, maps, separated, pairs) = stats(&r);
+    assert_eq!((ldis, separated, pairs), (0, 1, 0), "{:?}", r.stats);
+    assert!(maps >= 1, "{:?}", r.stats);
+}

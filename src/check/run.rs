@@ -723,7 +723,11 @@ async fn image_pairs<E: Engine>(
             scene,
             opts,
             &mut pairs,
-            |p| (!p.volume || recheck).then_some(Scale::Pair),
+            |p| match (p.volume, recheck) {
+                (false, _) => Some(Scale::Pair),
+                (true, true) => Some(Scale::Separate),
+                (true, false) => None,
+            },
             &mut tally.stats,
             cache.as_deref_mut(),
             &mut built,
@@ -955,6 +959,55 @@ enum Scale {
     /// On the object maps only, to separate: a pair without any is separated, the others keep
     /// no cells (their views cover the whole view).
     Object,
+    /// To separate a pair whose first view covers the whole view (a closed pair in a
+    /// re-check): as [`Scale::Pair`] where the object maps' cells lie in a small part of the
+    /// two parts ([`confined`]: pair-scale maps of that part are cheap, and a pair near
+    /// another without touching it is separated without a view), else as [`Scale::Object`].
+    /// Where the cells spread over most of both parts (interlocking gears, a shaft in its
+    /// bore) the pair mostly collides, and its pair-scale maps — as costly as its object maps,
+    /// finer — would only be dropped by its whole first view.
+    Separate,
+}
+
+/// A chosen pair's meeting cells (`coarse_cells`).
+struct Met {
+    cells: Arc<[MeetingCell]>,
+    /// Whether they are at the scale the pair asked for (`false`: object-scale cells of a
+    /// [`Scale::Separate`] pair, not [`confined`]).
+    asked: bool,
+    /// Pair-scale maps built for them.
+    built: usize,
+}
+
+impl Met {
+    /// `cells`, at the asked scale, no map built.
+    fn asked(cells: Vec<MeetingCell>) -> Self {
+        Self {
+            cells: cells.into(),
+            asked: true,
+            built: 0,
+        }
+    }
+}
+
+/// Whether the world box `clip` reaches at most a quarter of the triangles of objects `i`
+/// and `j` (counted by their runs' boxes, [`Object::run_boxes`]): pair-scale maps over it
+/// ([`Scale::Separate`]) cost a fraction of the object maps.
+fn confined(scene: &Scene, i: usize, j: usize, clip: [glam::DVec3; 2]) -> bool {
+    let (mut reached, mut all) = (0usize, 0usize);
+    for o in [i, j] {
+        let o = &scene.objects[o];
+        reached += o
+            .run_boxes()
+            .iter()
+            .filter(|[lo, hi]| {
+                lo.as_dvec3().cmple(clip[1]).all() && hi.as_dvec3().cmpge(clip[0]).all()
+            })
+            .count()
+            * crate::raster::BOX_RUN;
+        all += o.world().triangles.len();
+    }
+    4 * reached <= all
 }
 
 /// The object maps one check without a checker's cache has built, each with the clip box it
@@ -1141,19 +1194,27 @@ fn coarse_cells(
     }
     stats.coarse_maps += wanted.len();
     progress(wanted.len(), wanted.len(), "coarse");
-    let meet = |k: usize| -> Result<Arc<[MeetingCell]>, CheckError> {
+    let meet = |k: usize| -> Result<Met, CheckError> {
         let p = &pairs[k];
         let (Some(a), Some(b)) = (&maps[p.i], &maps[p.j]) else {
-            return Ok(Arc::from(Vec::new()));
+            return Ok(Met::asked(Vec::new()));
         };
         let (a, b) = (a.as_ref(), b.as_ref());
         let cells = meeting_cells(a, b);
         let level = level_of(&p.region);
-        // Worth it when an object map is at least four times coarser than the pair.
-        let finer_worth = scale[k] == Some(Scale::Pair) && a.level().max(b.level()) >= level + 2;
+        // Worth it when an object map is at least four times coarser than the pair (and, to
+        // separate only, the cells are confined to a small part of the two).
+        let finer_worth = matches!(scale[k], Some(Scale::Pair | Scale::Separate))
+            && a.level().max(b.level()) >= level + 2;
         let Some(clip) = cells_box(&cells).filter(|_| finer_worth) else {
-            return Ok(cells.into());
+            return Ok(Met::asked(cells));
         };
+        if scale[k] == Some(Scale::Separate) && !confined(scene, p.i, p.j, clip) {
+            return Ok(Met {
+                asked: false,
+                ..Met::asked(cells)
+            });
+        }
         // Pair scale over the cells only: the object maps coarser than the pair are rebuilt.
         let finer = |o: usize, m: &CoarseMap| -> Result<Option<CoarseMap>, CheckError> {
             if m.level() <= level {
@@ -1164,16 +1225,29 @@ fn coarse_cells(
         };
         let (fa, fb) = par_join(|| finer(p.i, a), || finer(p.j, b));
         let (fa, fb) = (fa?, fb?);
-        Ok(meeting_cells(fa.as_ref().unwrap_or(a), fb.as_ref().unwrap_or(b)).into())
+        Ok(Met {
+            built: usize::from(fa.is_some()) + usize::from(fb.is_some()),
+            ..Met::asked(meeting_cells(
+                fa.as_ref().unwrap_or(a),
+                fb.as_ref().unwrap_or(b),
+            ))
+        })
     };
-    let cells: Vec<Result<Arc<[MeetingCell]>, CheckError>> = par_map(&chosen, |&k| meet(k));
-    for (&k, c) in chosen.iter().zip(cells) {
-        let c = c?;
+    let met: Vec<Result<Met, CheckError>> = par_map(&chosen, |&k| meet(k));
+    for (&k, m) in chosen.iter().zip(met) {
+        let Met {
+            cells: c,
+            asked,
+            built,
+        } = m?;
+        stats.pair_maps += built;
         let p = &mut pairs[k];
         if c.is_empty() {
             stats.coarse_separated += 1;
-        } else if scale[k] == Some(Scale::Object) {
-            continue; // object-scale cells only separate; the pair keeps its whole views
+        } else if scale[k] == Some(Scale::Object) || !asked {
+            // Object-scale cells only separate; the pair keeps its whole views (and gets
+            // pair-scale cells if they find nothing).
+            continue;
         }
         p.cells = Some(c);
     }
