@@ -882,3 +882,50 @@ fn rechecks_build_pair_scale_maps_only_where_the_cells_are_confined() {
     assert_eq!((ldis, separated, pairs), (0, 1, 0), "{:?}", r.stats);
     assert!(maps >= 1, "{:?}", r.stats);
 }
+
+/// So in a one-shot check with many closed pairs, when the sample finds nothing in more than a
+/// quarter of its pairs: the deferred pairs whose object-scale cells are confined get their
+/// pair-scale maps before any view. Parts beside a large one without touching it are then
+/// separated with no LDI, where object-scale cells alone left each a whole view that found
+/// nothing. The report is the whole-region engine's.
+#[test]
+fn one_shot_checks_separate_deferred_pairs_on_pair_scale_maps() {
+    let opts = CheckOptions {
+        resolution: 64,
+        self_check: false,
+        ..CheckOptions::default()
+    };
+    let boxes = CheckOptions {
+        broad_phase: BroadPhase::Boxes,
+        ..opts.clone()
+    };
+    // A large sphere of 20 000 triangles and 240 small ones of 72 on a Fibonacci sphere
+    // around it: every fifth crosses its surface, the others stay 0.2 from it.
+    let mut parts = vec![(uv_sphere(Vec3::ZERO, 4.0, 200, 100), DMat4::IDENTITY)];
+    let n = 240;
+    for k in 0..n {
+        let z = 1.0 - 2.0 * (f64::from(k) + 0.5) / f64::from(n);
+        let (r, phi) = ((1.0 - z * z).sqrt(), f64::from(k) * 2.399_963);
+        let d = DVec3::new(r * phi.cos(), r * phi.sin(), z);
+        let gap = if k % 5 == 0 { -0.1 } else { 0.2 };
+        parts.push((
+            uv_sphere(Vec3::ZERO, 0.3, 12, 6),
+            DMat4::from_translation(d * (4.3 + gap)),
+        ));
+    }
+    let scene = placed(parts);
+    let r = check(&scene, &opts).unwrap();
+    assert_eq!(r.pairs, check(&scene, &boxes).unwrap().pairs);
+    let s = &r.stats;
+    let touching = r.pairs.len();
+    println!(
+        "{} candidate pairs, {touching} colliding: {} LDIs, {} pair-scale maps, {} separated",
+        s.candidate_pairs, s.ldis, s.pair_maps, s.coarse_separated
+    );
+    assert!(touching >= 40 && s.candidate_pairs > 150, "{s:?}");
+    // The sample's views, the colliding pairs' and those of pairs whose pair-scale cells
+    // still meet (then proven apart); the separated pairs none (with object-scale cells only
+    // before their views: 209 LDIs).
+    assert!(s.ldis <= touching + 64, "{s:?}");
+    assert!(s.pair_maps > 50 && s.coarse_separated > 50, "{s:?}");
+}

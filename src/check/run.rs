@@ -755,9 +755,10 @@ async fn image_pairs<E: Engine>(
     // a housing, shafts beside gears), each of those would cost a whole view that finds
     // nothing: in a one-shot check with many closed pairs a spread sample of them goes first,
     // and when more than a quarter of the sample finds nothing, the others get their
-    // object-scale meeting cells before their first views (a pair without any is separated
-    // and gets no LDI; the others keep their whole first views). The answers are the same
-    // either way (`closed_pairs_sampled_first_give_the_same_report`).
+    // meeting cells before their first views ([`Scale::Separate`]: pair-scale where the
+    // object-scale cells are confined; a pair without any is separated and gets no LDI, the
+    // others keep their whole first views). The answers are the same either way
+    // (`closed_pairs_sampled_first_give_the_same_report`).
     let closed: Vec<usize> = (0..pairs.len())
         .filter(|&k| {
             let p = &pairs[k];
@@ -791,7 +792,7 @@ async fn image_pairs<E: Engine>(
                     scene,
                     opts,
                     &mut pairs,
-                    |p| p.deferred.then_some(Scale::Object),
+                    |p| p.deferred.then_some(Scale::Separate),
                     &mut tally.stats,
                     cache.as_deref_mut(),
                     &mut built,
@@ -960,7 +961,7 @@ enum Scale {
     /// no cells (their views cover the whole view).
     Object,
     /// To separate a pair whose first view covers the whole view (a closed pair in a
-    /// re-check): as [`Scale::Pair`] where the object maps' cells lie in a small part of the
+    /// re-check, or deferred in a one-shot check): as [`Scale::Pair`] where the object maps' cells lie in a small part of the
     /// two parts ([`confined`]: pair-scale maps of that part are cheap, and a pair near
     /// another without touching it is separated without a view), else as [`Scale::Object`].
     /// Where the cells spread over most of both parts (interlocking gears, a shaft in its
