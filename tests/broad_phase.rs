@@ -929,3 +929,32 @@ fn one_shot_checks_separate_deferred_pairs_on_pair_scale_maps() {
     assert!(s.ldis <= touching + 64, "{s:?}");
     assert!(s.pair_maps > 50 && s.coarse_separated > 50, "{s:?}");
 }
+
+/// A closed pair whose pair-scale cells still meet, but in a few cells only (a near miss), is
+/// proven apart exactly before any view: no LDI. Its report equals a fresh check's.
+#[test]
+fn closed_pairs_with_few_cells_are_proven_apart_before_their_views() {
+    let opts = CheckOptions {
+        self_check: false,
+        ..CheckOptions::default()
+    };
+    let diag = |d: f64| DMat4::from_translation(DVec3::new(d, d, 0.0));
+    // 0.08 from the large sphere: nearer than its pair-scale cells can tell apart, farther
+    // than any of its views could see.
+    let off = |gap: f64| diag((4.3 + gap) / 2f64.sqrt());
+    let globe = uv_sphere(Vec3::ZERO, 4.0, 200, 100);
+    let pebble = uv_sphere(Vec3::ZERO, 0.3, 12, 6);
+    let mut scene = placed(vec![(globe, DMat4::IDENTITY), (pebble, off(0.09))]);
+    let mut checker = Checker::new(opts.clone());
+    checker.check(&scene).unwrap();
+    scene.set_transform(1, off(0.08)).unwrap();
+    let r = checker.check(&scene).unwrap();
+    assert_eq!(r.pairs, check(&scene, &opts).unwrap().pairs);
+    assert!(r.pairs.is_empty());
+    let s = &r.stats;
+    assert_eq!(
+        (s.ldis, s.pair_maps, s.coarse_separated, s.exact_separated),
+        (0, 1, 0, 1),
+        "{s:?}"
+    );
+}
