@@ -993,17 +993,19 @@ enum Scale {
     /// no cells (their views cover the whole view).
     Object,
     /// To separate a pair whose first view covers the whole view (a closed pair in a
-    /// re-check, or deferred in a one-shot check): as [`Scale::Pair`] where the object maps' cells lie in a small part of the
-    /// two parts ([`confined`]: pair-scale maps of that part are cheap, and a pair near
-    /// another without touching it is separated without a view), else as [`Scale::Object`].
-    /// Where the cells spread over most of both parts (interlocking gears, a shaft in its
-    /// bore) the pair mostly collides, and its pair-scale maps — as costly as its object maps,
-    /// finer — would only be dropped by its whole first view.
+    /// re-check, or deferred in a one-shot check): as [`Scale::Pair`] where the object maps'
+    /// cells lie in a small part of the two parts ([`confined`]: pair-scale maps of that part
+    /// are cheap, and a pair near another without touching it is separated without a view),
+    /// else as [`Scale::Object`]. Where the cells spread over most of both parts
+    /// (interlocking gears, a shaft in its bore) the pair mostly collides, and its pair-scale
+    /// maps — as costly as its object maps, finer — would only be dropped by its whole first
+    /// view.
     Separate,
 }
 
 /// A chosen pair's meeting cells (`coarse_cells`).
 struct Met {
+    /// The meeting cells (none: the pair is separated).
     cells: Arc<[MeetingCell]>,
     /// Whether they are at the scale the pair asked for (`false`: object-scale cells of a
     /// [`Scale::Separate`] pair, not [`confined`]).
