@@ -494,22 +494,26 @@ fn pairs_beside_selfs(
     mut cache: Option<&mut Cache>,
     progress: Progress<'_>,
 ) -> Result<(), CheckError> {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Condvar, Mutex, PoisonError};
     // The self-collisions' remembered answers go with their task and come back after it.
     let mut selfs = cache.as_deref_mut().map(|c| std::mem::take(&mut c.selfs));
     let mut found = Report::default();
     let mut counted = Tally::default();
     let mut self_done: Option<(Result<(), CheckError>, f64)> = None;
     // The task's progress (objects done), for this thread to report once the pairs are done.
-    let (objects_done, finished) = (AtomicUsize::new(0), AtomicBool::new(false));
+    // Whether the task has finished, and the signal that wakes this thread when it does.
+    let (objects_done, finished) = (AtomicUsize::new(0), (Mutex::new(false), Condvar::new()));
     let pairs = rayon::in_place_scope(|s| {
         s.spawn(|_| {
             // Finished however the task ends (a panic too: the scope raises it once this
             // thread stops waiting below).
-            struct Finish<'a>(&'a AtomicBool);
+            struct Finish<'a>(&'a (Mutex<bool>, Condvar));
             impl Drop for Finish<'_> {
                 fn drop(&mut self) {
-                    self.0.store(true, Ordering::Release);
+                    let (done, signal) = self.0;
+                    *done.lock().unwrap_or_else(PoisonError::into_inner) = true;
+                    signal.notify_all();
                 }
             }
             let _finish = Finish(&finished);
@@ -539,17 +543,28 @@ fn pairs_beside_selfs(
         ));
         let ms = now_ms() - te;
         // Self-collisions still under way (parts with many distinct closed meshes and few
-        // pairs): their progress, while this thread helps the pool or waits a millisecond.
+        // pairs): their progress, while this thread helps the pool or waits for the task's
+        // end signal, a millisecond at most before it looks for work again. (A plain
+        // millisecond's sleep here kept a small scene's check waiting up to that long after
+        // its self-collisions were done: a third of the bunny pair's check.)
         let n = scene.objects.len();
         let mut shown = None;
-        while r.is_ok() && !finished.load(Ordering::Acquire) {
+        let (done_flag, signal) = &finished;
+        let is_done = || *done_flag.lock().unwrap_or_else(PoisonError::into_inner);
+        while r.is_ok() && !is_done() {
             let done = objects_done.load(Ordering::Relaxed);
             if shown != Some(done) {
                 progress(done, n, "self");
                 shown = Some(done);
             }
             if rayon::yield_now() != Some(rayon::Yield::Executed) {
-                std::thread::sleep(std::time::Duration::from_millis(1));
+                let guard = done_flag.lock().unwrap_or_else(PoisonError::into_inner);
+                if !*guard {
+                    // Woken at the task's end; a timeout or a spurious wake-up just loops.
+                    let _ = signal
+                        .wait_timeout(guard, std::time::Duration::from_millis(1))
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
             }
         }
         (r, ms)
