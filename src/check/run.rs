@@ -544,9 +544,8 @@ fn pairs_beside_selfs(
         let ms = now_ms() - te;
         // Self-collisions still under way (parts with many distinct closed meshes and few
         // pairs): their progress, while this thread helps the pool or waits for the task's
-        // end signal, a millisecond at most before it looks for work again. (A plain
-        // millisecond's sleep here kept a small scene's check waiting up to that long after
-        // its self-collisions were done: a third of the bunny pair's check.)
+        // end signal, a millisecond at most before it looks for work again (a plain sleep
+        // could outlast the task by up to a millisecond).
         let n = scene.objects.len();
         let mut shown = None;
         let (done_flag, signal) = &finished;
