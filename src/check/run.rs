@@ -830,22 +830,14 @@ async fn image_pairs<E: Engine>(
         // whole first view finding nothing would have asked next: proven, it gets no view.
         if opts.axes == Axes::Auto {
             let ta = now_ms();
-            let few: Vec<usize> = (0..pairs.len())
-                .filter(|&k| {
-                    let p = &pairs[k];
-                    this_round(p)
-                        && p.volume
-                        && p.cells
-                            .as_ref()
-                            .is_some_and(|c| c.len() <= PROOF_FIRST_CELLS)
-                })
-                .collect();
-            let proofs = par_map(&few, |&k| proven_apart(scene, opts, &pairs[k]));
-            for (&k, apart) in few.iter().zip(proofs) {
-                pairs[k].apart = apart;
-                tally.stats.exact_separated += usize::from(apart);
-                counter.done += usize::from(apart);
-            }
+            let few = |p: &PairState| {
+                this_round(p)
+                    && p.volume
+                    && p.cells
+                        .as_ref()
+                        .is_some_and(|c| c.len() <= PROOF_FIRST_CELLS)
+            };
+            prove_apart(scene, opts, &mut pairs, few, tally, &mut counter);
             apart_ms += now_ms() - ta;
         }
         let mut jobs = Vec::new();
@@ -909,14 +901,8 @@ async fn image_pairs<E: Engine>(
     // inside the other (`super::apart`): then the other axes would find nothing either.
     if opts.axes == Axes::Auto {
         let ta = now_ms();
-        let proofs = par_map(&pairs, |p| {
-            live(p) && empty(p) && proven_apart(scene, opts, p)
-        });
-        for (p, apart) in pairs.iter_mut().zip(proofs) {
-            p.apart |= apart;
-            tally.stats.exact_separated += usize::from(apart);
-            counter.done += usize::from(apart); // done: no more jobs
-        }
+        let asked = |p: &PairState| live(p) && empty(p);
+        prove_apart(scene, opts, &mut pairs, asked, tally, &mut counter);
         report
             .timings_ms
             .insert("apart".into(), apart_ms + now_ms() - ta);
@@ -1341,6 +1327,24 @@ pub(crate) fn par_join<A: Send, B: Send>(
     #[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
     {
         (a(), b())
+    }
+}
+
+/// The pairs `asked` picks that [`proven_apart`] proves apart (in parallel) are marked so and
+/// counted: separated exactly, done (no more jobs).
+fn prove_apart(
+    scene: &Scene,
+    opts: &CheckOptions,
+    pairs: &mut [PairState],
+    asked: impl Fn(&PairState) -> bool + Sync + Send,
+    tally: &mut Tally,
+    counter: &mut Counter,
+) {
+    let proofs = par_map(pairs, |p| asked(p) && proven_apart(scene, opts, p));
+    for (p, apart) in pairs.iter_mut().zip(proofs) {
+        p.apart |= apart;
+        tally.stats.exact_separated += usize::from(apart);
+        counter.done += usize::from(apart);
     }
 }
 
