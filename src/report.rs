@@ -244,6 +244,10 @@ pub struct Stats {
     /// farther apart than the LDIs could see, neither inside the other).
     #[serde(default)]
     pub exact_separated: usize,
+    /// Pair views taken from a copy of the pair: the same two meshes in the same relative
+    /// pose, seen in the first one's frame, share one LDI (not counted in `ldis`).
+    #[serde(default)]
+    pub shared_views: usize,
 }
 
 /// What the GPU pipeline did over a whole check (docs/gpu.md).

@@ -52,6 +52,77 @@ fn two_spheres_lens_volume_within_one_percent_at_256() {
     }
 }
 
+/// Copies of a pair (the same two meshes in the same relative pose, placed anywhere and turned
+/// any way) are seen in the first part's frame: one LDI for all, one answer, each copy's
+/// mapped to world space (volume, depth, turned directions, its own overlap box). A pair
+/// without copies keeps its world views.
+#[test]
+fn copies_of_a_pair_share_one_view_and_one_answer() {
+    let turns = [
+        DMat4::IDENTITY,
+        DMat4::from_rotation_z(0.5),
+        DMat4::from_euler(glam::EulerRot::XYZ, 0.3, -0.7, 1.9),
+    ];
+    let opts = CheckOptions {
+        self_check: false,
+        ..opts(256)
+    };
+    let exact = 2.0 / 3.0 * std::f64::consts::PI;
+    let report = check(&common::pair_copies(&turns, 256), &opts).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((report.stats.ldis, report.stats.shared_views), (1, 2));
+    assert_eq!(report.pairs.len(), 3, "{report:?}");
+    let first = &report.pairs[0];
+    for (k, (p, turn)) in report.pairs.iter().zip(turns).enumerate() {
+        assert_eq!(p.kind, Kind::Volume, "copy {k}");
+        let v = p.volume.unwrap_or(0.0);
+        println!("copy {k}: volume {v:.5} (exact {exact:.5})");
+        assert!(rel(v, exact) < 0.01, "copy {k}: {v} vs {exact}");
+        assert!(rel(v, first.volume.unwrap_or(0.0)) < 1e-12, "copy {k}");
+        assert!(rel(p.depth.unwrap_or(0.0), first.depth.unwrap_or(0.0)) < 1e-12);
+        // The first copy's directions, turned with the copy.
+        assert_eq!(p.separations.len(), first.separations.len());
+        assert!(!p.separations.is_empty());
+        for (s, f) in p.separations.iter().zip(&first.separations) {
+            let want = turn.transform_vector3(DVec3::from(f.direction));
+            assert!(
+                (DVec3::from(s.direction) - want).length() < 1e-9,
+                "copy {k}: {s:?} vs {f:?}"
+            );
+            assert!(rel(s.distance, f.distance) < 1e-12, "copy {k}");
+        }
+        // Its own overlap box, around points inside its common part.
+        let at = DMat4::from_translation(DVec3::new(10.0 * k as f64, 0.0, 0.0)) * turn;
+        let b = p.overlap_box.unwrap_or_default();
+        for q in [
+            [0.9, 0.0, -0.05],
+            [-0.9, 0.0, -0.05],
+            [0.0, 0.9, -0.05],
+            [0.0, -0.9, -0.05],
+            [0.0, 0.0, -0.9],
+        ] {
+            let w = at.transform_point3(DVec3::new(0.3, -0.2, 0.0) + DVec3::from(q));
+            let inside = (0..3).all(|d| f64::from(b[0][d]) <= w[d] && w[d] <= f64::from(b[1][d]));
+            assert!(inside, "copy {k}: {w} outside {b:?}");
+        }
+    }
+    // One copy alone: world views, directions along the world axes.
+    let alone =
+        check(&common::pair_copies(&turns[2..], 256), &opts).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((alone.stats.ldis, alone.stats.shared_views), (1, 0));
+    let p = &alone.pairs[0];
+    let v = p.volume.unwrap_or(0.0);
+    println!("alone: volume {v:.5} (exact {exact:.5})");
+    assert!(rel(v, exact) < 0.01, "alone: {v} vs {exact}");
+    for s in &p.separations {
+        let d = DVec3::from(s.direction);
+        assert!(
+            (d.abs().max_element() - 1.0).abs() < 1e-12
+                && (d.abs().element_sum() - 1.0).abs() < 1e-12,
+            "{s:?}"
+        );
+    }
+}
+
 #[test]
 fn two_boxes_exact_to_rasterisation_error() {
     let a = cuboid(Vec3::ZERO, Vec3::splat(2.0));

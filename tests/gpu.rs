@@ -664,6 +664,18 @@ fn reports_agree_with_the_cpu() {
             "plane stack".into(),
             common::scene_of(vec![plane_stack(8, 4000, 1.0, 0.04)]),
         ),
+        // Copies of a pair, turned: one view in the first part's frame, shared.
+        (
+            "pair copies".into(),
+            common::pair_copies(
+                &[
+                    glam::DMat4::IDENTITY,
+                    glam::DMat4::from_rotation_y(0.4),
+                    glam::DMat4::from_rotation_z(2.0),
+                ],
+                96,
+            ),
+        ),
     ];
     for dir in [
         "bunny_pair",
@@ -768,6 +780,12 @@ fn reports_agree_with_the_cpu() {
                 assert!(cpu.stats.fragments <= gpu.stats.fragments, "{what}");
                 assert_eq!(cpu.stats.ldis, gpu.stats.ldis, "{what}: LDIs");
             }
+            assert_eq!(cpu.stats.shared_views, gpu.stats.shared_views, "{what}");
+            assert_eq!(
+                cpu.stats.shared_views > 0,
+                name == "pair copies",
+                "{what}: shared views"
+            );
             let summary = gpu.gpu.unwrap();
             assert_eq!(summary.fragments, gpu.stats.fragments);
             assert_eq!(summary.method, if peel { "peel" } else { "fraglist" });
@@ -778,9 +796,9 @@ fn reports_agree_with_the_cpu() {
             );
         }
     }
-    // Spheres, touching boxes, bunnies, gripper parts: 4 closed pairs × 2 broad phases × 2
-    // methods compared.
-    assert_eq!(separations, 16, "pairs with a separation compared");
+    // Spheres, touching boxes, bunnies, gripper parts, three pair copies: 7 closed pairs × 2
+    // broad phases × 2 methods compared.
+    assert_eq!(separations, 28, "pairs with a separation compared");
 }
 
 /// A `Checker` on the GPU remembers answers per object version as on the CPU: after moves its

@@ -220,7 +220,7 @@ async fn run_gpu(
     let t = now_ms();
     let objects = job.objects(scene);
     let view = job.view(&objects, opts.resolution)?;
-    let eps = opts.epsilon.unwrap_or(view.pixel_size);
+    let eps = job.epsilon(opts).unwrap_or(view.pixel_size);
     let mut answer = RegionAnswer {
         pixel_size: view.pixel_size,
         epsilon: eps,

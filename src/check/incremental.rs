@@ -38,6 +38,9 @@ pub(crate) struct Cache {
     pub bases: HashMap<BaseKey, (Arc<Mesh>, glam::DVec3, Arc<CoarseMap>)>,
     /// Pair answers (`None`: apart).
     pub pairs: HashMap<(u64, u64), Option<PairReport>>,
+    /// Pairs answered in a copy's frame (`jobs::PairFrame`): the versions of the copy the
+    /// frame was made from. An answer holds only while its pair would be seen the same way.
+    pub frames: HashMap<(u64, u64), (u64, u64)>,
     /// Self-collision answers (`None`: none), with the mesh they were computed from kept
     /// alive (a part-frame key names the mesh by address).
     pub selfs: SelfCache,
@@ -75,6 +78,8 @@ impl Cache {
         self.maps.retain(|v, _| live.contains(v));
         self.convex.retain(|v, _| live.contains(v));
         self.pairs
+            .retain(|(a, b), _| live.contains(a) && live.contains(b));
+        self.frames
             .retain(|(a, b), _| live.contains(a) && live.contains(b));
         if let Some((_, segments)) = &mut self.segments {
             segments.retain(|(a, b), _| live.contains(a) && live.contains(b));

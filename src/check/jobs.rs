@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use glam::Vec3;
+use glam::{DMat4, DVec3, Vec3};
 
 use super::coarse::{blocks_for, MeetingCell};
 use super::options::{CheckError, CheckOptions};
@@ -59,6 +59,58 @@ pub struct RegionJob {
     /// CPU found over the meeting blocks (an empty one when it built none; the GPU builds the
     /// whole view for such a job instead).
     pub rest: Option<Arc<OverlapUnion>>,
+    /// A pair seen in its first object's frame ([`JobFrame`]); `None`: in world space.
+    pub frame: Option<JobFrame>,
+}
+
+/// A pair in its first object's frame: the first object's mesh in its own coordinates and
+/// the second's placed relative to it. Every copy of the pair (the same two meshes in the
+/// same relative pose, wherever and however turned the two are placed in the scene) has the
+/// same LDI there, so the copies share one ([`super::run`]'s `run_jobs`) and get one answer,
+/// each mapped to world space by its own placement ([`RegionJob::to_world`]). Seen along world
+/// axes instead, each copy would be sampled differently and get its own answer (copies in
+/// the 3 M gear hall's turned cells got volumes up to 43% apart).
+#[derive(Debug)]
+pub struct PairFrame {
+    /// The second object's mesh in the first's frame.
+    pub b: crate::mesh::Mesh,
+    /// The box overlap of the two meshes in the frame (the pair's overlap lies inside).
+    pub core: Region,
+    /// The two meshes' boxes in the frame.
+    pub boxes: [Region; 2],
+    /// The views' region: the padded box overlap.
+    pub region: Region,
+}
+
+impl PairFrame {
+    /// The pair `a`, `b` in `a`'s frame, when their boxes there meet (else the two are
+    /// apart: the pair is seen in world space, which says so).
+    pub fn new(a: &Object, b: &Object) -> Option<Self> {
+        let frame_from_b = a.world_from_object().inverse() * *b.world_from_object();
+        let mesh = b.mesh.transformed(&frame_from_b);
+        let ba = Region::around(a.mesh.positions.iter().copied())?;
+        let bb = Region::around(mesh.positions.iter().copied())?;
+        let core = ba.intersection(&bb)?;
+        Some(Self {
+            b: mesh,
+            core,
+            boxes: [ba, bb],
+            region: super::run::pad(core),
+        })
+    }
+}
+
+/// One job's [`PairFrame`] and where it lies in the scene.
+#[derive(Debug, Clone)]
+pub struct JobFrame {
+    /// The pair in the frame, shared by its copies.
+    pub pair: Arc<PairFrame>,
+    /// World from the frame: the first object's placement, a similarity.
+    pub world_from_frame: DMat4,
+    /// The similarity's scale.
+    pub scale: f64,
+    /// The object versions of the copy the frame was made from.
+    pub made_from: (u64, u64),
 }
 
 /// Object 0's self-collision in one LDI.
@@ -123,11 +175,74 @@ impl RegionJob {
     }
 
     /// The geometry the job rasterises: world meshes, or the part's own mesh.
-    pub fn meshes<'a>(&self, objects: &[&'a Object]) -> Vec<&'a crate::mesh::Mesh> {
-        match self.subject {
-            Subject::Part(_) => objects.iter().map(|o| &*o.mesh).collect(),
+    pub fn meshes<'a>(&'a self, objects: &[&'a Object]) -> Vec<&'a crate::mesh::Mesh> {
+        match (self.subject, &self.frame, objects) {
+            (Subject::Part(_), ..) => objects.iter().map(|o| &*o.mesh).collect(),
+            (Subject::Pair(..), Some(f), [a, ..]) => vec![&*a.mesh, &f.pair.b],
             _ => objects.iter().map(|o| o.world()).collect(),
         }
+    }
+
+    /// The contact tolerance asked for, in the job's units (world, or its frame's).
+    pub fn epsilon(&self, opts: &CheckOptions) -> Option<f64> {
+        let scale = self.frame.as_ref().map_or(1.0, |f| f.scale);
+        opts.epsilon.map(|e| e / scale)
+    }
+
+    /// The world direction of the view axis.
+    pub fn direction(&self) -> DVec3 {
+        let d = self.axis.unit();
+        match &self.frame {
+            Some(f) => f.world_from_frame.transform_vector3(d).normalize_or(d),
+            None => d,
+        }
+    }
+
+    /// An answer found in the job's frame (an engine's), in world space: lengths scaled,
+    /// volumes by the scale's cube, boxes around the placed ones, contact pixels (image
+    /// indices of the frame's view) dropped. World-space answers are returned as they are.
+    pub fn to_world(&self, mut a: RegionAnswer) -> RegionAnswer {
+        let Some(f) = &self.frame else {
+            return a;
+        };
+        let s = f.scale;
+        let place = |r: Region| -> Region {
+            let pts = r
+                .corners()
+                .map(|c| f.world_from_frame.transform_point3(c.as_dvec3()));
+            let (lo, hi) = pts
+                .iter()
+                .fold((pts[0], pts[0]), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+            let f32s = |v: DVec3, up: bool| {
+                Vec3::new(
+                    super::coarse::f32_bound(v.x, up),
+                    super::coarse::f32_bound(v.y, up),
+                    super::coarse::f32_bound(v.z, up),
+                )
+            };
+            Region::new(f32s(lo, false), f32s(hi, true))
+        };
+        a.pixel_size *= s;
+        a.epsilon *= s;
+        if let Some(v) = a.volume.as_mut() {
+            v.volume *= s * s * s;
+            v.depth *= s;
+            v.bbox = place(v.bbox);
+        }
+        if let Some(c) = a.contact.as_mut() {
+            c.min_gap *= s;
+            c.bbox = place(c.bbox);
+            c.mask.clear();
+        }
+        if let Some(p) = a.separation.as_mut() {
+            p.plus *= s;
+            p.minus *= s;
+        }
+        if let Some(x) = a.self_intersection.as_mut() {
+            x.volume *= s * s * s;
+            x.depth *= s;
+        }
+        a
     }
 
     /// The job's view: the region seen along the axis at the check's resolution, depth fitted
@@ -139,8 +254,9 @@ impl RegionJob {
             Some(core) => LdiView::with_core(&self.region, &core, desc, resolution)?,
             None => LdiView::new(&self.region, desc, resolution)?,
         };
-        match self.subject {
-            Subject::Part(_) => view.fit_depth(self.region.corners()),
+        match (self.subject, &self.frame) {
+            (Subject::Part(_), _) => view.fit_depth(self.region.corners()),
+            (_, Some(f)) => view.fit_depth(f.pair.boxes.iter().flat_map(Region::corners)),
             _ => view.fit_depth(objects.iter().flat_map(|o| o.aabb().corners())),
         }
         Ok(view)
@@ -149,6 +265,9 @@ impl RegionJob {
     /// A pair's box overlap (its overlap lies inside), when the boxes overlap.
     pub fn core(&self, objects: &[&Object]) -> Option<Region> {
         match (self.subject, objects) {
+            (Subject::Pair(..), _) if self.frame.is_some() => {
+                self.frame.as_ref().map(|f| f.pair.core)
+            }
             (Subject::Pair(..), [a, b, ..]) => a.aabb().intersection(&b.aabb()),
             _ => None,
         }
@@ -264,7 +383,7 @@ pub fn run_cpu(
     let t = now_ms();
     let objects = job.objects(scene);
     let view = job.view(&objects, opts.resolution)?;
-    let eps = opts.epsilon.unwrap_or(view.pixel_size);
+    let eps = job.epsilon(opts).unwrap_or(view.pixel_size);
     let mut answer = RegionAnswer {
         pixel_size: view.pixel_size,
         epsilon: eps,
@@ -286,8 +405,8 @@ pub fn run_cpu(
         .collect();
     // The triangles the clip takes (`triangles_over`), tested as they are met,
     // runs of them at once where the world mesh is rasterised.
-    let runs: Vec<Option<&[[Vec3; 2]]>> = match job.subject {
-        Subject::Part(_) => Vec::new(),
+    let runs: Vec<Option<&[[Vec3; 2]]>> = match (job.subject, &job.frame) {
+        (Subject::Part(_), _) | (_, Some(_)) => Vec::new(),
         _ => objects.iter().map(|o| Some(o.run_boxes())).collect(),
     };
     let (clip, depth) = job.clip(eps, view.pixel_size);

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::coarse::{cells_box, level_of, map_level, meeting_cells, CoarseMap, MeetingCell, Reach};
 use super::engine::{cpu_threads, CpuEngine, Engine};
 use super::incremental::{Cache, SelfCache};
-use super::jobs::{RegionAnswer, RegionJob, Subject};
+use super::jobs::{JobFrame, PairFrame, RegionAnswer, RegionJob, Subject};
 use super::options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Progress};
 use crate::clock::now_ms;
 use crate::collide::{sweep_and_prune, Closest, OverlapUnion, PairSeparation};
@@ -136,8 +136,9 @@ struct PairAxes {
     pixel_size: f64,
     epsilon: f64,
     bbox: Option<Region>,
-    /// Directional separations per axis (issue 13), from whole-view LDIs.
-    separations: Vec<(Axis, PairSeparation)>,
+    /// Directional separations per axis (issue 13), from whole-view LDIs, with the axis's
+    /// world direction.
+    separations: Vec<(Axis, glam::DVec3, PairSeparation)>,
     /// Axes whose LDI held only the meeting blocks: the overlap union found there (CPU), which
     /// an LDI of the rest of the view completes.
     separation_todo: Vec<(Axis, Option<OverlapUnion>)>,
@@ -162,7 +163,17 @@ struct PairState {
     /// A closed pair of a one-shot check whose first view waits for the sample's verdict
     /// ([`CLOSED_SAMPLE`]).
     deferred: bool,
+    /// Seen in its first object's frame, sharing its views with its copies
+    /// ([`PairFrame`]); `None`: in world space.
+    frame: Option<JobFrame>,
     acc: PairAxes,
+}
+
+impl PairState {
+    /// The region its views see (in its frame, or world space).
+    fn view_region(&self) -> Region {
+        self.frame.as_ref().map_or(self.region, |f| f.pair.region)
+    }
 }
 
 /// Everything a phase adds to the report's counters and timings.
@@ -172,6 +183,9 @@ struct Tally {
     ldi_ms: f64,
     analysis_ms: f64,
     gpu: Option<crate::report::GpuSummary>,
+    /// The views of pairs in a copy's frame built so far (`run_jobs`), in the frame's units,
+    /// by frame, axis and whether the volume was asked.
+    views: std::collections::HashMap<(usize, Axis, bool), RegionAnswer>,
 }
 
 impl Tally {
@@ -235,13 +249,50 @@ async fn run_jobs<E: Engine>(
             .map(|s| s..(s + BATCH).min(jobs.len()))
             .collect()
     };
+    // Copies of a pair in its frame (`share_copies`) take the view built first (in this
+    // list or an earlier one of the check), each mapped to world space by its own placement.
+    let key = |j: &RegionJob| match (&j.frame, &j.rest) {
+        (Some(f), None) => Some((Arc::as_ptr(&f.pair) as usize, j.axis, j.volume)),
+        _ => None,
+    };
     for range in batches {
-        let chunk = &jobs[range];
-        let answers = engine.run(scene, opts, chunk).await?;
-        for a in &answers {
-            tally.add(a);
+        let mut own = Vec::new();
+        let mut first = std::collections::HashSet::new();
+        for n in range.clone() {
+            match key(&jobs[n]) {
+                Some(k) if tally.views.contains_key(&k) || !first.insert(k) => {}
+                _ => own.push(n),
+            }
         }
-        out.extend(answers);
+        let chunk: Vec<RegionJob> = own.iter().map(|&n| jobs[n].clone()).collect();
+        let answers = engine.run(scene, opts, &chunk).await?;
+        if answers.len() != own.len() {
+            return Err(CheckError::Gpu(
+                "internal: an engine returned another number of answers".into(),
+            ));
+        }
+        let mut built: std::collections::HashMap<usize, RegionAnswer> = Default::default();
+        for (&n, a) in own.iter().zip(answers) {
+            tally.add(&a);
+            if let Some(k) = key(&jobs[n]) {
+                tally.views.insert(k, a.clone());
+            }
+            built.insert(n, a);
+        }
+        for n in range {
+            let a = match built.remove(&n) {
+                Some(a) => a,
+                None => {
+                    tally.stats.shared_views += 1;
+                    key(&jobs[n])
+                        .and_then(|k| tally.views.get(&k).cloned())
+                        .ok_or_else(|| {
+                            CheckError::Gpu("internal: a shared view was not built".into())
+                        })?
+                }
+            };
+            out.push(jobs[n].to_world(a));
+        }
         batch_done(&out);
     }
     Ok(out)
@@ -690,15 +741,21 @@ async fn image_pairs<E: Engine>(
     // Each pair's answer, in candidate order; answers from memory now, the rest below.
     let mut answers: Vec<Option<PairReport>> = Vec::new();
     let mut pairs: Vec<PairState> = Vec::new();
-    for &(i, j) in candidates {
+    // Copies of closed pairs, seen in their first part's frame; a remembered answer holds
+    // only when it was found the same way (the same copy's frame, or world space).
+    let mut framing = copy_frames(scene, opts, boxes, candidates);
+    for (&(i, j), frame) in candidates.iter().zip(&mut framing) {
         let closed = scene.objects[i].is_closed() && scene.objects[j].is_closed();
         if opts.mode == Mode::Volume && !closed {
             continue;
         }
-        if let Some(known) = cache
-            .as_deref()
-            .and_then(|c| c.pairs.get(&(version(i), version(j))))
-        {
+        let made_from = frame.as_ref().map(|f| f.made_from);
+        if let Some(known) = cache.as_deref().and_then(|c| {
+            let key = (version(i), version(j));
+            c.pairs
+                .get(&key)
+                .filter(|_| c.frames.get(&key).copied() == made_from)
+        }) {
             answers.push(known.clone());
             tally.stats.cached_pairs += 1;
             continue;
@@ -720,6 +777,7 @@ async fn image_pairs<E: Engine>(
             boxes_meet: overlap.is_some(),
             apart: false,
             deferred: false,
+            frame: frame.take(),
             acc: PairAxes::default(),
         });
     }
@@ -760,7 +818,7 @@ async fn image_pairs<E: Engine>(
     // First axes (auto: the region's longest edge; a list: all of it).
     let first_axes = |p: &PairState| -> Vec<Axis> {
         match &opts.axes {
-            Axes::Auto => vec![p.region.longest_axis()],
+            Axes::Auto => vec![p.view_region().longest_axis()],
             Axes::List(v) => v.clone(),
         }
     };
@@ -911,7 +969,7 @@ async fn image_pairs<E: Engine>(
         let mut owners = Vec::new();
         for (k, p) in pairs.iter().enumerate().filter(|(_, p)| live(p)) {
             if p.acc.volume_pixels == 0 && p.acc.contact_pixels == 0 {
-                let first = p.region.longest_axis();
+                let first = p.view_region().longest_axis();
                 for axis in Axis::ALL.into_iter().filter(|&x| x != first) {
                     jobs.push(pair_job(p, axis));
                     owners.push(k);
@@ -946,7 +1004,10 @@ async fn image_pairs<E: Engine>(
     let done = run_jobs(engine, scene, opts, &jobs, tally, &mut |_| {}).await?;
     for ((k, job), a) in owners.iter().zip(&jobs).zip(&done) {
         if let Some(s) = a.separation {
-            pairs[*k].acc.separations.push((job.axis, s));
+            pairs[*k]
+                .acc
+                .separations
+                .push((job.axis, job.direction(), s));
         }
     }
     progress(counter.total, counter.total, "pairs");
@@ -975,7 +1036,12 @@ async fn image_pairs<E: Engine>(
             None => classify(a, b, &p.acc, p.volume),
         };
         if let Some(c) = cache.as_deref_mut() {
-            c.pairs.insert((version(p.i), version(p.j)), answer.clone());
+            let key = (version(p.i), version(p.j));
+            c.pairs.insert(key, answer.clone());
+            match &p.frame {
+                Some(f) => c.frames.insert(key, f.made_from),
+                None => c.frames.remove(&key),
+            };
         }
         answers[p.slot] = answer;
     }
@@ -1366,14 +1432,120 @@ fn proven_apart(scene: &Scene, opts: &CheckOptions, p: &PairState) -> bool {
 }
 
 fn pair_job(p: &PairState, axis: Axis) -> RegionJob {
-    RegionJob {
-        subject: Subject::Pair(p.i, p.j),
-        region: p.region,
-        axis,
-        cells: p.cells.clone(),
-        volume: p.volume,
-        rest: None,
+    match &p.frame {
+        // In the frame, over the whole view: the meeting cells are world cells.
+        Some(f) => RegionJob {
+            subject: Subject::Pair(p.i, p.j),
+            region: f.pair.region,
+            axis,
+            cells: None,
+            volume: p.volume,
+            rest: None,
+            frame: Some(f.clone()),
+        },
+        None => RegionJob {
+            subject: Subject::Pair(p.i, p.j),
+            region: p.region,
+            axis,
+            cells: p.cells.clone(),
+            volume: p.volume,
+            rest: None,
+            frame: None,
+        },
     }
+}
+
+/// Closed candidate pairs that are copies of one another — the same two meshes in the same
+/// relative pose, the first placed by a similarity — with `auto` axes, each with its
+/// [`JobFrame`] and the object versions of the copy the frame was made from (the first
+/// copy by scene indices, whatever pairs a check asks about: a re-check's answers are a fresh
+/// check's). Their views are the same in the first part's frame and are built once
+/// ([`PairFrame`], `run_jobs`): the 3 M gear hall's 240 colliding pairs are 24 such poses. A
+/// pair without copies keeps its world views.
+fn copy_frames(
+    scene: &Scene,
+    opts: &CheckOptions,
+    boxes: &[Region],
+    candidates: &[(usize, usize)],
+) -> Vec<Option<JobFrame>> {
+    let mut out = vec![None; candidates.len()];
+    if opts.axes != Axes::Auto || opts.mode == Mode::Surface {
+        return out;
+    }
+    // Each first mesh's size (its own box's longest edge), once per mesh.
+    let mut sizes: std::collections::HashMap<usize, f64> = Default::default();
+    let mut groups: std::collections::HashMap<CopyKey, Vec<usize>> = Default::default();
+    for (n, &(i, j)) in candidates.iter().enumerate() {
+        let (a, b) = (&scene.objects[i], &scene.objects[j]);
+        if !(a.is_closed() && b.is_closed() && boxes[i].overlaps(&boxes[j])) {
+            continue;
+        }
+        let size = *sizes
+            .entry(Arc::as_ptr(&a.mesh) as usize)
+            .or_insert_with(|| {
+                crate::mesh::bounds(&a.mesh.positions)
+                    .map_or(0.0, |(lo, hi)| f64::from((hi - lo).max_element()))
+            });
+        if let Some(key) = copy_key(a, b, size) {
+            groups.entry(key).or_default().push(n);
+        }
+    }
+    for members in groups.values().filter(|m| m.len() > 1) {
+        let Some(&first) = members.iter().min_by_key(|&&n| candidates[n]) else {
+            continue;
+        };
+        let (i, j) = candidates[first];
+        let (a, b) = (&scene.objects[i], &scene.objects[j]);
+        let Some(pair) = PairFrame::new(a, b).map(Arc::new) else {
+            continue;
+        };
+        let made_from = (a.version(), b.version());
+        for &n in members {
+            let o = &scene.objects[candidates[n].0];
+            if let Some(scale) = similarity_scale(o.world_from_object()) {
+                out[n] = Some(JobFrame {
+                    pair: pair.clone(),
+                    world_from_frame: *o.world_from_object(),
+                    scale,
+                    made_from,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// What makes two pairs copies (`share_copies`): the meshes (by address; the scene keeps
+/// them alive through the check), the first one's scale and the second's placement relative
+/// to the first, rounded far below any pixel (1e-9 of the rotation's entries, of the first
+/// mesh's `size` — its own box's longest edge — in the translation's) so that copies placed
+/// by different products of transforms still match.
+type CopyKey = (usize, usize, [i64; 13]);
+
+fn copy_key(a: &Object, b: &Object, size: f64) -> Option<CopyKey> {
+    let scale = similarity_scale(a.world_from_object())?;
+    let rel = a.world_from_object().inverse() * *b.world_from_object();
+    if !(size > 0.0 && size.is_finite()) {
+        return None;
+    }
+    let q = |x: f64, unit: f64| {
+        let r = (x / unit).round();
+        r.is_finite().then_some(r as i64)
+    };
+    let mut key = [0i64; 13];
+    let cols = rel.to_cols_array();
+    for (n, c) in [0, 1, 2, 4, 5, 6, 8, 9, 10].into_iter().enumerate() {
+        key[n] = q(cols[c], 1e-9)?;
+    }
+    for (n, c) in [12, 13, 14].into_iter().enumerate() {
+        key[9 + n] = q(cols[c], 1e-9 * size)?;
+    }
+    key[12] = q(scale.ln(), 1e-9)?;
+    Some((
+        Arc::as_ptr(&a.mesh) as usize,
+        Arc::as_ptr(&b.mesh) as usize,
+        key,
+    ))
 }
 
 /// Each job's answer into its owner's axes.
@@ -1385,17 +1557,18 @@ fn merge_answers(
 ) {
     for ((k, job), a) in owners.iter().zip(jobs).zip(done) {
         let p = &mut pairs[*k];
-        merge_axis(&mut p.acc, job.axis, p.volume, a);
+        merge_axis(&mut p.acc, job, p.volume, a);
     }
 }
 
-fn merge_axis(acc: &mut PairAxes, axis: Axis, volume: bool, r: &RegionAnswer) {
+fn merge_axis(acc: &mut PairAxes, job: &RegionJob, volume: bool, r: &RegionAnswer) {
+    let axis = job.axis;
     acc.axes.push(axis.name().to_string());
     acc.pixel_size = acc.pixel_size.max(r.pixel_size);
     acc.epsilon = acc.epsilon.max(r.epsilon);
     if volume {
         match r.separation {
-            Some(s) => acc.separations.push((axis, s)),
+            Some(s) => acc.separations.push((axis, job.direction(), s)),
             None if !r.whole => acc.separation_todo.push((axis, r.overlap.clone())),
             None => {}
         }
@@ -1471,15 +1644,15 @@ fn classify(a: &Object, b: &Object, acc: &PairAxes, volume: bool) -> Option<Pair
 
 /// Per axis, in the order of `axes`, the separations along `+axis` and `−axis` (the direction
 /// to move `b`).
-fn separations(per_axis: &[(Axis, PairSeparation)], axes: &[String]) -> Vec<DirectionalSeparation> {
+fn separations(
+    per_axis: &[(Axis, glam::DVec3, PairSeparation)],
+    axes: &[String],
+) -> Vec<DirectionalSeparation> {
     let mut per_axis = per_axis.to_vec();
-    per_axis.sort_by_key(|(a, _)| axes.iter().position(|n| n == a.name()));
+    per_axis.sort_by_key(|(a, ..)| axes.iter().position(|n| n == a.name()));
     per_axis
         .iter()
-        .flat_map(|&(axis, s)| {
-            let d = axis.unit();
-            [(d, s.plus), (-d, s.minus)]
-        })
+        .flat_map(|&(_, d, s)| [(d, s.plus), (-d, s.minus)])
         .map(|(d, distance)| DirectionalSeparation {
             // `+ 0.0` turns the −0.0 of a negated axis into 0.0.
             direction: (d + glam::DVec3::ZERO).to_array(),
@@ -1598,6 +1771,7 @@ async fn self_collisions<E: Engine>(
                 cells: None,
                 volume: false,
                 rest: None,
+                frame: None,
             });
             owners.push(key);
         }

@@ -134,3 +134,36 @@ pub fn xorshift(seed: u64) -> impl FnMut() -> f64 {
         (s >> 11) as f64 / (1u64 << 53) as f64
     }
 }
+
+/// Copies of one pair — a box `o{2k}` with a sphere `o{2k+1}` of radius 1 centred on its top
+/// face (their common part is the lower half of the sphere) — each copy placed by one of
+/// `placements`, both objects sharing one mesh each across the copies (as a scene file's
+/// repeated meshes do), copies 10 apart. The sphere has `segments` × `segments / 2` quads.
+pub fn pair_copies(placements: &[DMat4], segments: u32) -> Scene {
+    use glam::{DVec3, Vec3};
+    let boxy = Arc::new(ldiclash::mesh::shapes::cuboid(
+        Vec3::new(-2.0, -2.0, -2.0),
+        Vec3::new(2.0, 2.0, 0.0),
+    ));
+    let ball = Arc::new(ldiclash::mesh::shapes::uv_sphere(
+        Vec3::ZERO,
+        1.0,
+        segments,
+        segments / 2,
+    ));
+    let on_top = DMat4::from_translation(DVec3::new(0.3, -0.2, 0.0));
+    let mut s = Scene::new();
+    for (k, m) in placements.iter().enumerate() {
+        let at = DMat4::from_translation(DVec3::new(10.0 * k as f64, 0.0, 0.0)) * *m;
+        for (n, (mesh, place)) in [(&boxy, at), (&ball, at * on_top)].into_iter().enumerate() {
+            s.add(
+                &format!("o{}", 2 * k + n),
+                Arc::clone(mesh),
+                Units::Unknown,
+                place,
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    s
+}
