@@ -958,3 +958,64 @@ fn closed_pairs_with_few_cells_are_proven_apart_before_their_views() {
         "{s:?}"
     );
 }
+
+/// Copies of a pair are seen in their first part's frame (`stats.shared_views`). A cell moved
+/// and turned as a whole keeps its parts' poses relative to each other, so a checker's
+/// re-check takes the views of the pairs inside it again instead of building them, and
+/// reports what a fresh check reports.
+#[test]
+fn a_cell_moved_whole_takes_its_views_again() {
+    let mut scene = Hall::new(
+        HallDesc {
+            cols: 2,
+            rows: 1,
+            seed: 2,
+        },
+        &gear_cell(),
+    )
+    .scene()
+    .unwrap();
+    let opts = CheckOptions::default();
+    let mut checker = Checker::new(opts.clone());
+    let first = checker.check(&scene).unwrap();
+    assert_eq!(first.pairs, check(&scene, &opts).unwrap().pairs);
+    assert!(first.stats.shared_views > 0, "{:?}", first.stats);
+    // The first cell's parts (names start with the cell's), turned about its centre and moved.
+    let prefix = scene.objects[0].name.split('_').next().unwrap().to_string() + "_";
+    let cell: Vec<usize> = (0..scene.objects.len())
+        .filter(|&k| scene.objects[k].name.starts_with(&prefix))
+        .collect();
+    assert!(cell.len() > 2 && cell.len() < scene.objects.len());
+    let centre = cell
+        .iter()
+        .map(|&k| scene.objects[k].aabb())
+        .reduce(|a, b| a.union(&b))
+        .map(|b| ((b.min + b.max) / 2.0).as_dvec3())
+        .unwrap();
+    let by = DMat4::from_translation(centre + DVec3::new(3.0, -2.0, 0.5))
+        * DMat4::from_rotation_z(0.02)
+        * DMat4::from_translation(-centre);
+    for &k in &cell {
+        let m = by * *scene.objects[k].world_from_object();
+        scene.set_transform(k, m).unwrap();
+    }
+    let inc = checker.check(&scene).unwrap();
+    let fresh = check(&scene, &opts).unwrap();
+    assert_eq!(inc.pairs, fresh.pairs);
+    assert_eq!(inc.self_collisions, fresh.self_collisions);
+    let inside = fresh
+        .pairs
+        .iter()
+        .filter(|p| p.a.starts_with(&prefix) && p.b.starts_with(&prefix))
+        .count();
+    println!(
+        "{} parts moved, {inside} colliding pairs inside them; re-check: {} LDIs, {} views taken again; fresh check: {} LDIs",
+        cell.len(),
+        inc.stats.ldis,
+        inc.stats.shared_views,
+        fresh.stats.ldis
+    );
+    assert!(inside > 5, "{inside}");
+    assert!(inc.stats.shared_views >= inside, "{:?}", inc.stats);
+    assert!(3 * inc.stats.ldis < fresh.stats.ldis, "{:?}", inc.stats);
+}

@@ -38,9 +38,12 @@ pub(crate) struct Cache {
     pub bases: HashMap<BaseKey, (Arc<Mesh>, glam::DVec3, Arc<CoarseMap>)>,
     /// Pair answers (`None`: apart).
     pub pairs: HashMap<(u64, u64), Option<PairReport>>,
-    /// Pairs answered in a copy's frame (`jobs::PairFrame`): the versions of the copy the
-    /// frame was made from. An answer holds only while its pair would be seen the same way.
-    pub frames: HashMap<(u64, u64), (u64, u64)>,
+    /// Pairs answered in a copy's frame (`jobs::PairFrame`): such an answer holds only while
+    /// its pair is seen that way (while it has copies), and the other answers only while not.
+    pub frames: HashSet<(u64, u64)>,
+    /// The views of copies of pairs, in their frames: a pair that keeps its pose relative to
+    /// its partner (moved together, or a copy) takes them again.
+    pub(crate) views: super::run::FrameViews,
     /// Self-collision answers (`None`: none), with the mesh they were computed from kept
     /// alive (a part-frame key names the mesh by address).
     pub selfs: SelfCache,
@@ -80,7 +83,7 @@ impl Cache {
         self.pairs
             .retain(|(a, b), _| live.contains(a) && live.contains(b));
         self.frames
-            .retain(|(a, b), _| live.contains(a) && live.contains(b));
+            .retain(|(a, b)| live.contains(a) && live.contains(b));
         if let Some((_, segments)) = &mut self.segments {
             segments.retain(|(a, b), _| live.contains(a) && live.contains(b));
         }
@@ -90,6 +93,8 @@ impl Cache {
             .map(|o| Arc::as_ptr(&o.mesh) as usize)
             .collect();
         self.bases.retain(|k, _| meshes.contains(&k.0));
+        self.views
+            .retain(|k, _| k.0.meshes().iter().all(|m| meshes.contains(m)));
         self.selfs.retain(|k, _| match k {
             SelfKey::Part(m, _) => meshes.contains(m),
             SelfKey::World(v) => live.contains(v),

@@ -10,6 +10,7 @@
 //! [`run_cpu`] builds and analyses a job on the CPU; `super::engine` runs lists of jobs on the
 //! CPU (in parallel) or the GPU.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use glam::{DMat4, DVec3, Vec3};
@@ -69,11 +70,17 @@ pub struct RegionJob {
 /// same LDI there, so the copies share one ([`super::run`]'s `run_jobs`) and get one answer,
 /// each mapped to world space by its own placement ([`RegionJob::to_world`]). Seen along world
 /// axes instead, each copy would be sampled differently and get its own answer (copies in
-/// the 3 M gear hall's turned cells got volumes up to 43% apart).
+/// the 3 M gear hall's turned cells got volumes up to 69% apart). The frame is made from the
+/// [`CopyKey`] alone, not from one copy's placements, so its answers are the same whichever
+/// copies a check (or a re-check) asks about.
 #[derive(Debug)]
 pub struct PairFrame {
-    /// The second object's mesh in the first's frame.
-    pub b: crate::mesh::Mesh,
+    /// What makes a pair one of these copies.
+    pub key: CopyKey,
+    /// The two meshes (kept alive: the key names them by address).
+    pub meshes: [Arc<crate::mesh::Mesh>; 2],
+    /// The second object's placement in the first's frame (the key's, rounded).
+    pub frame_from_b: DMat4,
     /// The box overlap of the two meshes in the frame (the pair's overlap lies inside).
     pub core: Region,
     /// The two meshes' boxes in the frame.
@@ -82,21 +89,113 @@ pub struct PairFrame {
     pub region: Region,
 }
 
+/// What makes two pairs copies: the meshes (by address: whoever keeps a key keeps the meshes
+/// alive), the first placement's scale and the second's placement relative to the first,
+/// rounded far below any pixel — 1e-9 of the rotation's entries, 1e-9 of the first mesh's
+/// size (its own box's longest edge) of the translation's — so that copies placed by
+/// different products of transforms still match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CopyKey {
+    a: usize,
+    b: usize,
+    pose: [i64; 13],
+}
+
+/// Rotation entries' rounding unit in a [`CopyKey`].
+const POSE_UNIT: f64 = 1e-9;
+
+impl CopyKey {
+    /// The key of the pair `a`, `b`, where `size` is the longest edge of `a`'s mesh's own box;
+    /// `None` when `a` is not placed by a similarity.
+    pub fn new(a: &Object, b: &Object, size: f64) -> Option<Self> {
+        let scale = super::run::similarity_scale(a.world_from_object())?;
+        if !(size > 0.0 && size.is_finite()) {
+            return None;
+        }
+        let rel = a.world_from_object().inverse() * *b.world_from_object();
+        let q = |x: f64, unit: f64| {
+            let r = (x / unit).round();
+            (r.is_finite() && r.abs() < 9e18).then_some(r as i64)
+        };
+        let cols = rel.to_cols_array();
+        let mut pose = [0i64; 13];
+        for (n, c) in [0, 1, 2, 4, 5, 6, 8, 9, 10].into_iter().enumerate() {
+            pose[n] = q(cols[c], POSE_UNIT)?;
+        }
+        for (n, c) in [12, 13, 14].into_iter().enumerate() {
+            pose[9 + n] = q(cols[c], POSE_UNIT * size)?;
+        }
+        pose[12] = q(scale.ln(), POSE_UNIT)?;
+        Some(Self {
+            a: Arc::as_ptr(&a.mesh) as usize,
+            b: Arc::as_ptr(&b.mesh) as usize,
+            pose,
+        })
+    }
+
+    /// The meshes' addresses.
+    pub fn meshes(&self) -> [usize; 2] {
+        [self.a, self.b]
+    }
+
+    /// The second placement relative to the first, as the key rounds it (`size` as in
+    /// [`CopyKey::new`]).
+    fn relative(&self, size: f64) -> DMat4 {
+        let p = self.pose.map(|x| x as f64);
+        let u = POSE_UNIT;
+        let t = POSE_UNIT * size;
+        DMat4::from_cols_array(&[
+            p[0] * u,
+            p[1] * u,
+            p[2] * u,
+            0.0,
+            p[3] * u,
+            p[4] * u,
+            p[5] * u,
+            0.0,
+            p[6] * u,
+            p[7] * u,
+            p[8] * u,
+            0.0,
+            p[9] * t,
+            p[10] * t,
+            p[11] * t,
+            1.0,
+        ])
+    }
+}
+
 impl PairFrame {
-    /// The pair `a`, `b` in `a`'s frame, when their boxes there meet (else the two are
-    /// apart: the pair is seen in world space, which says so).
-    pub fn new(a: &Object, b: &Object) -> Option<Self> {
-        let frame_from_b = a.world_from_object().inverse() * *b.world_from_object();
-        let mesh = b.mesh.transformed(&frame_from_b);
-        let ba = Region::around(a.mesh.positions.iter().copied())?;
-        let bb = Region::around(mesh.positions.iter().copied())?;
+    /// The copies of `key` (meshes `a` and `b`; `size` as in [`CopyKey::new`]) in the first's
+    /// frame, when their boxes there meet (else the two are apart: the pair is seen in world
+    /// space, which says so).
+    pub fn new(
+        key: CopyKey,
+        a: Arc<crate::mesh::Mesh>,
+        b: Arc<crate::mesh::Mesh>,
+        size: f64,
+    ) -> Option<Self> {
+        let frame_from_b = key.relative(size);
+        let ba = Region::around(a.positions.iter().copied())?;
+        let bb = Region::around(
+            b.positions
+                .iter()
+                .map(|p| frame_from_b.transform_point3(p.as_dvec3()).as_vec3()),
+        )?;
         let core = ba.intersection(&bb)?;
         Some(Self {
-            b: mesh,
+            key,
+            meshes: [a, b],
+            frame_from_b,
             core,
             boxes: [ba, bb],
             region: super::run::pad(core),
         })
+    }
+
+    /// The second mesh placed in the frame.
+    pub fn placed(&self) -> crate::mesh::Mesh {
+        self.meshes[1].transformed(&self.frame_from_b)
     }
 }
 
@@ -109,8 +208,6 @@ pub struct JobFrame {
     pub world_from_frame: DMat4,
     /// The similarity's scale.
     pub scale: f64,
-    /// The object versions of the copy the frame was made from.
-    pub made_from: (u64, u64),
 }
 
 /// Object 0's self-collision in one LDI.
@@ -175,11 +272,13 @@ impl RegionJob {
     }
 
     /// The geometry the job rasterises: world meshes, or the part's own mesh.
-    pub fn meshes<'a>(&'a self, objects: &[&'a Object]) -> Vec<&'a crate::mesh::Mesh> {
+    pub fn meshes<'a>(&self, objects: &[&'a Object]) -> Vec<Cow<'a, crate::mesh::Mesh>> {
         match (self.subject, &self.frame, objects) {
-            (Subject::Part(_), ..) => objects.iter().map(|o| &*o.mesh).collect(),
-            (Subject::Pair(..), Some(f), [a, ..]) => vec![&*a.mesh, &f.pair.b],
-            _ => objects.iter().map(|o| o.world()).collect(),
+            (Subject::Part(_), ..) => objects.iter().map(|o| Cow::Borrowed(&*o.mesh)).collect(),
+            (Subject::Pair(..), Some(f), [a, ..]) => {
+                vec![Cow::Borrowed(&*a.mesh), Cow::Owned(f.pair.placed())]
+            }
+            _ => objects.iter().map(|o| Cow::Borrowed(o.world())).collect(),
         }
     }
 
@@ -393,9 +492,9 @@ pub fn run_cpu(
     if blocks.count() == 0 {
         return Ok(answer);
     }
-    let inputs: Vec<RasterObject<'_>> = job
-        .meshes(&objects)
-        .into_iter()
+    let meshes = job.meshes(&objects);
+    let inputs: Vec<RasterObject<'_>> = meshes
+        .iter()
         .enumerate()
         .map(|(k, m)| RasterObject {
             id: k as u32,
@@ -405,8 +504,17 @@ pub fn run_cpu(
         .collect();
     // The triangles the clip takes (`triangles_over`), tested as they are met,
     // runs of them at once where the world mesh is rasterised.
+    // In a pair's frame, the meshes' runs there.
+    let framed: Vec<Vec<[Vec3; 2]>> = match &job.frame {
+        Some(_) => meshes
+            .iter()
+            .map(|m| crate::raster::run_boxes(&m.positions, &m.triangles))
+            .collect(),
+        None => Vec::new(),
+    };
     let runs: Vec<Option<&[[Vec3; 2]]>> = match (job.subject, &job.frame) {
-        (Subject::Part(_), _) | (_, Some(_)) => Vec::new(),
+        (Subject::Part(_), _) => Vec::new(),
+        (_, Some(_)) => framed.iter().map(|r| Some(r.as_slice())).collect(),
         _ => objects.iter().map(|o| Some(o.run_boxes())).collect(),
     };
     let (clip, depth) = job.clip(eps, view.pixel_size);

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::coarse::{cells_box, level_of, map_level, meeting_cells, CoarseMap, MeetingCell, Reach};
 use super::engine::{cpu_threads, CpuEngine, Engine};
 use super::incremental::{Cache, SelfCache};
-use super::jobs::{JobFrame, PairFrame, RegionAnswer, RegionJob, Subject};
+use super::jobs::{CopyKey, JobFrame, PairFrame, RegionAnswer, RegionJob, Subject};
 use super::options::{Axes, Backend, BroadPhase, CheckError, CheckOptions, Mode, Progress};
 use crate::clock::now_ms;
 use crate::collide::{sweep_and_prune, Closest, OverlapUnion, PairSeparation};
@@ -176,6 +176,11 @@ impl PairState {
     }
 }
 
+/// Views of pairs in a copy's frame ([`PairFrame`], which keeps its meshes alive), in the
+/// frame's units, by the copies' key, the axis and whether the volume was asked.
+pub(crate) type FrameViews =
+    std::collections::HashMap<(CopyKey, Axis, bool), (Arc<PairFrame>, RegionAnswer)>;
+
 /// Everything a phase adds to the report's counters and timings.
 #[derive(Debug, Default)]
 struct Tally {
@@ -183,9 +188,9 @@ struct Tally {
     ldi_ms: f64,
     analysis_ms: f64,
     gpu: Option<crate::report::GpuSummary>,
-    /// The views of pairs in a copy's frame built so far (`run_jobs`), in the frame's units,
-    /// by frame, axis and whether the volume was asked.
-    views: std::collections::HashMap<(usize, Axis, bool), RegionAnswer>,
+    /// The views of pairs in a copy's frame built so far (`run_jobs`; a checker's earlier
+    /// checks too), in the frame's units.
+    views: FrameViews,
 }
 
 impl Tally {
@@ -252,7 +257,7 @@ async fn run_jobs<E: Engine>(
     // Copies of a pair in its frame (`share_copies`) take the view built first (in this
     // list or an earlier one of the check), each mapped to world space by its own placement.
     let key = |j: &RegionJob| match (&j.frame, &j.rest) {
-        (Some(f), None) => Some((Arc::as_ptr(&f.pair) as usize, j.axis, j.volume)),
+        (Some(f), None) => Some((f.pair.key, j.axis, j.volume)),
         _ => None,
     };
     for range in batches {
@@ -274,8 +279,12 @@ async fn run_jobs<E: Engine>(
         let mut built: std::collections::HashMap<usize, RegionAnswer> = Default::default();
         for (&n, a) in own.iter().zip(answers) {
             tally.add(&a);
-            if let Some(k) = key(&jobs[n]) {
-                tally.views.insert(k, a.clone());
+            if let (Some(k), Some(f)) = (key(&jobs[n]), &jobs[n].frame) {
+                let mut kept = a.clone();
+                if let Some(c) = kept.contact.as_mut() {
+                    c.mask = Vec::new();
+                }
+                tally.views.insert(k, (f.pair.clone(), kept));
             }
             built.insert(n, a);
         }
@@ -285,7 +294,7 @@ async fn run_jobs<E: Engine>(
                 None => {
                     tally.stats.shared_views += 1;
                     key(&jobs[n])
-                        .and_then(|k| tally.views.get(&k).cloned())
+                        .and_then(|k| tally.views.get(&k).map(|v| v.1.clone()))
                         .ok_or_else(|| {
                             CheckError::Gpu("internal: a shared view was not built".into())
                         })?
@@ -744,17 +753,24 @@ async fn image_pairs<E: Engine>(
     // Copies of closed pairs, seen in their first part's frame; a remembered answer holds
     // only when it was found the same way (the same copy's frame, or world space).
     let mut framing = copy_frames(scene, opts, boxes, candidates);
+    // A checker's views of copies still in the scene (the others are dropped).
+    if let Some(c) = cache.as_deref_mut() {
+        let current: std::collections::HashSet<CopyKey> =
+            framing.iter().flatten().map(|f| f.pair.key).collect();
+        let mut kept = std::mem::take(&mut c.views);
+        kept.retain(|k, _| current.contains(&k.0));
+        tally.views = kept;
+    }
     for (&(i, j), frame) in candidates.iter().zip(&mut framing) {
         let closed = scene.objects[i].is_closed() && scene.objects[j].is_closed();
         if opts.mode == Mode::Volume && !closed {
             continue;
         }
-        let made_from = frame.as_ref().map(|f| f.made_from);
         if let Some(known) = cache.as_deref().and_then(|c| {
             let key = (version(i), version(j));
             c.pairs
                 .get(&key)
-                .filter(|_| c.frames.get(&key).copied() == made_from)
+                .filter(|_| c.frames.contains(&key) == frame.is_some())
         }) {
             answers.push(known.clone());
             tally.stats.cached_pairs += 1;
@@ -1038,12 +1054,16 @@ async fn image_pairs<E: Engine>(
         if let Some(c) = cache.as_deref_mut() {
             let key = (version(p.i), version(p.j));
             c.pairs.insert(key, answer.clone());
-            match &p.frame {
-                Some(f) => c.frames.insert(key, f.made_from),
-                None => c.frames.remove(&key),
-            };
+            if p.frame.is_some() {
+                c.frames.insert(key);
+            } else {
+                c.frames.remove(&key);
+            }
         }
         answers[p.slot] = answer;
+    }
+    if let Some(c) = cache {
+        c.views = std::mem::take(&mut tally.views);
     }
     report.pairs.extend(answers.into_iter().flatten());
     Ok(())
@@ -1457,9 +1477,7 @@ fn pair_job(p: &PairState, axis: Axis) -> RegionJob {
 
 /// Closed candidate pairs that are copies of one another — the same two meshes in the same
 /// relative pose, the first placed by a similarity — with `auto` axes, each with its
-/// [`JobFrame`] and the object versions of the copy the frame was made from (the first
-/// copy by scene indices, whatever pairs a check asks about: a re-check's answers are a fresh
-/// check's). Their views are the same in the first part's frame and are built once
+/// [`JobFrame`]. Their views are the same in the first part's frame and are built once
 /// ([`PairFrame`], `run_jobs`): the 3 M gear hall's 240 colliding pairs are 24 such poses. A
 /// pair without copies keeps its world views.
 fn copy_frames(
@@ -1474,78 +1492,43 @@ fn copy_frames(
     }
     // Each first mesh's size (its own box's longest edge), once per mesh.
     let mut sizes: std::collections::HashMap<usize, f64> = Default::default();
+    let mut size_of = |o: &Object| {
+        *sizes
+            .entry(Arc::as_ptr(&o.mesh) as usize)
+            .or_insert_with(|| {
+                crate::mesh::bounds(&o.mesh.positions)
+                    .map_or(0.0, |(lo, hi)| f64::from((hi - lo).max_element()))
+            })
+    };
     let mut groups: std::collections::HashMap<CopyKey, Vec<usize>> = Default::default();
     for (n, &(i, j)) in candidates.iter().enumerate() {
         let (a, b) = (&scene.objects[i], &scene.objects[j]);
         if !(a.is_closed() && b.is_closed() && boxes[i].overlaps(&boxes[j])) {
             continue;
         }
-        let size = *sizes
-            .entry(Arc::as_ptr(&a.mesh) as usize)
-            .or_insert_with(|| {
-                crate::mesh::bounds(&a.mesh.positions)
-                    .map_or(0.0, |(lo, hi)| f64::from((hi - lo).max_element()))
-            });
-        if let Some(key) = copy_key(a, b, size) {
+        if let Some(key) = CopyKey::new(a, b, size_of(a)) {
             groups.entry(key).or_default().push(n);
         }
     }
-    for members in groups.values().filter(|m| m.len() > 1) {
-        let Some(&first) = members.iter().min_by_key(|&&n| candidates[n]) else {
-            continue;
-        };
-        let (i, j) = candidates[first];
+    for (key, members) in groups.into_iter().filter(|(_, m)| m.len() > 1) {
+        let (i, j) = candidates[members[0]];
         let (a, b) = (&scene.objects[i], &scene.objects[j]);
-        let Some(pair) = PairFrame::new(a, b).map(Arc::new) else {
+        let Some(pair) = PairFrame::new(key, a.mesh.clone(), b.mesh.clone(), size_of(a)) else {
             continue;
         };
-        let made_from = (a.version(), b.version());
-        for &n in members {
+        let pair = Arc::new(pair);
+        for n in members {
             let o = &scene.objects[candidates[n].0];
             if let Some(scale) = similarity_scale(o.world_from_object()) {
                 out[n] = Some(JobFrame {
                     pair: pair.clone(),
                     world_from_frame: *o.world_from_object(),
                     scale,
-                    made_from,
                 });
             }
         }
     }
     out
-}
-
-/// What makes two pairs copies (`share_copies`): the meshes (by address; the scene keeps
-/// them alive through the check), the first one's scale and the second's placement relative
-/// to the first, rounded far below any pixel (1e-9 of the rotation's entries, of the first
-/// mesh's `size` — its own box's longest edge — in the translation's) so that copies placed
-/// by different products of transforms still match.
-type CopyKey = (usize, usize, [i64; 13]);
-
-fn copy_key(a: &Object, b: &Object, size: f64) -> Option<CopyKey> {
-    let scale = similarity_scale(a.world_from_object())?;
-    let rel = a.world_from_object().inverse() * *b.world_from_object();
-    if !(size > 0.0 && size.is_finite()) {
-        return None;
-    }
-    let q = |x: f64, unit: f64| {
-        let r = (x / unit).round();
-        r.is_finite().then_some(r as i64)
-    };
-    let mut key = [0i64; 13];
-    let cols = rel.to_cols_array();
-    for (n, c) in [0, 1, 2, 4, 5, 6, 8, 9, 10].into_iter().enumerate() {
-        key[n] = q(cols[c], 1e-9)?;
-    }
-    for (n, c) in [12, 13, 14].into_iter().enumerate() {
-        key[9 + n] = q(cols[c], 1e-9 * size)?;
-    }
-    key[12] = q(scale.ln(), 1e-9)?;
-    Some((
-        Arc::as_ptr(&a.mesh) as usize,
-        Arc::as_ptr(&b.mesh) as usize,
-        key,
-    ))
 }
 
 /// Each job's answer into its owner's axes.
@@ -1684,7 +1667,7 @@ pub(crate) enum SelfKey {
 }
 
 /// `s` when the placement's linear part is `s` times a rotation (or a mirroring).
-fn similarity_scale(m: &glam::DMat4) -> Option<f64> {
+pub(crate) fn similarity_scale(m: &glam::DMat4) -> Option<f64> {
     let cols = [m.x_axis, m.y_axis, m.z_axis];
     if m.x_axis.w != 0.0 || m.y_axis.w != 0.0 || m.z_axis.w != 0.0 || m.w_axis.w != 1.0 {
         return None;
