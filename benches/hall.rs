@@ -18,6 +18,11 @@
 //!   self-collisions of the moved parts only) against parry rebuilding the moved parts'
 //!   `TriMesh`es and testing every candidate pair that involves a moved part. Medians over 15
 //!   frames (5 on the 16 M hall): the moves accumulate, each frame's differ.
+//! - **A whole cell moved** (halls whose placements are rigid: the gear halls): 5 frames, each
+//!   moving and turning another cell's parts together; the `Checker`'s re-check (the pairs
+//!   inside the cell keep their relative poses: their views in their frames are taken again)
+//!   against parry re-testing the moved parts' candidate pairs with each mesh's BVH in its own
+//!   frame and the parts' poses (nothing to rebuild after a rigid move).
 //! - **Same pairs**: the one-shot pairs against `--broad boxes` (the engine before issue 10:
 //!   every candidate pair over its whole box overlap), pair by pair and class by class
 //!   (asserted; full mode only, where the halls are checked both ways), and the pairs parry
@@ -54,7 +59,7 @@ use ldiclash::scene::hall::{robot_cell, Hall, HallDesc};
 use ldiclash::scene::{Object, Scene, SceneFile};
 use ldiclash::viewer::segments_for;
 use pair_set::pair_set;
-use parry3d::math::{Pose, Vector};
+use parry3d::math::{Pose, Rotation, Vector};
 use parry3d::query::intersection_test;
 use parry3d::shape::TriMesh;
 
@@ -220,6 +225,8 @@ struct Row {
     /// The moving frames' LDIs and their fragments (medians).
     frame_ldis: f64,
     frame_fragments: f64,
+    /// A whole cell moved (`cell_moves`), when the hall's placements are rigid.
+    cell: Option<CellMoves>,
 }
 
 fn hall_row(
@@ -330,7 +337,9 @@ fn hall_row(
             assert_eq!(pair_set(&r), pair_set(&fresh), "{name}: incremental frame");
         }
     }
+    let cell = cell_moves(name, &mut scene, &mut checker, &opts, frames.min(5));
     Row {
+        cell,
         name: name.to_string(),
         parts: scene.objects.len(),
         triangles: scene.triangle_count(),
@@ -354,6 +363,127 @@ fn hall_row(
         frame_ldis: median(f_ldis),
         frame_fragments: median(f_fragments),
     }
+}
+
+/// Frames that move one whole cell each (its parts turned and moved together).
+struct CellMoves {
+    parts: usize,
+    frames: u64,
+    ldiclash_ms: f64,
+    parry_ms: f64,
+    ldis: f64,
+    views: f64,
+}
+
+/// Frames that each move and turn one whole cell (the parts named with one cell's prefix:
+/// their poses relative to each other are kept, as when a planner moves a cell): the
+/// checker's re-check against parry re-testing the candidate pairs of the moved parts with
+/// each mesh's BVH in its own frame and the parts' poses (nothing to rebuild after a rigid
+/// move; the BVHs are built before the frames). `None` when a placement is not rigid (parry's
+/// poses have no scale).
+fn cell_moves(
+    name: &str,
+    scene: &mut Scene,
+    checker: &mut Checker,
+    opts: &CheckOptions,
+    frames: u64,
+) -> Option<CellMoves> {
+    use std::collections::HashMap;
+    let pose = |m: &DMat4| -> Option<Pose> {
+        let (scale, r, t) = m.to_scale_rotation_translation();
+        ((scale - DVec3::ONE).abs().max_element() < 1e-9).then(|| {
+            Pose::from_parts(
+                Vector::new(t.x as f32, t.y as f32, t.z as f32),
+                Rotation::from_xyzw(r.x as f32, r.y as f32, r.z as f32, r.w as f32),
+            )
+        })
+    };
+    let mut local: HashMap<usize, TriMesh> = HashMap::new();
+    for o in &scene.objects {
+        pose(o.world_from_object())?;
+        local
+            .entry(std::sync::Arc::as_ptr(&o.mesh) as usize)
+            .or_insert_with(|| {
+                let verts = o
+                    .mesh
+                    .positions
+                    .iter()
+                    .map(|p| Vector::new(p.x, p.y, p.z))
+                    .collect();
+                TriMesh::new(verts, o.mesh.triangles.to_vec()).unwrap()
+            });
+    }
+    let prefix = |s: &Scene, k: usize| {
+        s.objects[k]
+            .name
+            .split('_')
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
+    let (mut t_ld, mut t_parry) = (Vec::new(), Vec::new());
+    let (mut ldis, mut views) = (Vec::new(), Vec::new());
+    let mut parts = 0;
+    for f in 0..frames {
+        let cell = prefix(scene, (f as usize * 37 + 5) % scene.objects.len());
+        let moved: Vec<usize> = (0..scene.objects.len())
+            .filter(|&k| prefix(scene, k) == cell)
+            .collect();
+        parts = moved.len();
+        let b = moved
+            .iter()
+            .map(|&k| scene.objects[k].aabb())
+            .reduce(|a, b| a.union(&b))
+            .unwrap();
+        let centre = ((b.min + b.max) / 2.0).as_dvec3();
+        let step = 0.01 * f64::from(b.size().length());
+        let by = DMat4::from_translation(centre + DVec3::new(step, -step, 0.0))
+            * DMat4::from_rotation_z(0.01)
+            * DMat4::from_translation(-centre);
+        for &k in &moved {
+            let m = by * *scene.objects[k].world_from_object();
+            scene.set_transform(k, m).unwrap();
+        }
+        let t = Instant::now();
+        let r = checker.check(scene).unwrap();
+        t_ld.push(t.elapsed().as_secs_f64() * 1e3);
+        ldis.push(r.stats.ldis as f64);
+        views.push(r.stats.shared_views as f64);
+        let t = Instant::now();
+        let boxes: Vec<Region> = scene.objects.iter().map(Object::aabb).collect();
+        let poses: Vec<Pose> = scene
+            .objects
+            .iter()
+            .map(|o| pose(o.world_from_object()).unwrap())
+            .collect();
+        let mesh_of = |k: usize| &local[&(std::sync::Arc::as_ptr(&scene.objects[k].mesh) as usize)];
+        let hits = sweep_and_prune(&boxes)
+            .into_iter()
+            .filter(|(i, j)| moved.binary_search(i).is_ok() || moved.binary_search(j).is_ok())
+            .filter(|&(i, j)| {
+                intersection_test(&poses[i], mesh_of(i), &poses[j], mesh_of(j))
+                    .unwrap()
+                    .intersecting
+            })
+            .count();
+        t_parry.push(t.elapsed().as_secs_f64() * 1e3);
+        assert!(
+            hits > 0 || r.pairs.is_empty(),
+            "{name}: parry found nothing"
+        );
+        if f == 0 {
+            let fresh = check(scene, opts).unwrap();
+            assert_eq!(pair_set(&r), pair_set(&fresh), "{name}: a cell moved whole");
+        }
+    }
+    Some(CellMoves {
+        parts,
+        frames,
+        ldiclash_ms: median(t_ld),
+        parry_ms: median(t_parry),
+        ldis: median(ldis),
+        views: median(views),
+    })
 }
 
 /// ns per triangle of the rasteriser on 1 M small triangles at 512² and of the coarse maps.
@@ -521,6 +651,13 @@ fn main() {
             "{}: in the last moving frame parry found {} colliding pairs among the candidate pairs of moved parts",
             r.name, r.frame_hits
         ));
+        notes.push(match &r.cell {
+            Some(c) => format!(
+                "{}: a whole cell moved and turned ({} parts; medians of {} frames, each another cell): ldiclash's re-check {:.1} ms ({:.0} LDIs, {:.0} views taken again) vs parry re-testing the moved parts' candidate pairs with posed BVHs (none rebuilt) {:.1} ms: **{:.2}**",
+                r.name, c.parts, c.frames, c.ldiclash_ms, c.ldis, c.views, c.parry_ms, c.ldiclash_ms / c.parry_ms
+            ),
+            None => format!("{}: a whole cell moved: not measured (a placement is not rigid)", r.name),
+        });
         notes.push(format!(
             "{}: the moving frames' phases (medians, ms): coarse maps and meeting cells {:.1}, LDIs built {:.1} and analysed {:.1} (summed over the jobs); {:.0} LDIs of {:.0} fragments a frame (medians): {:.1} ns per fragment built and analysed; parry's whole frame is {:.1} ns per fragment of these (the goal of 0.2x its frame: {:.1} ns per fragment for the whole frame)",
             r.name,
