@@ -105,9 +105,9 @@ pub struct CopyKey {
 const POSE_UNIT: f64 = 1e-9;
 
 impl CopyKey {
-    /// The key of the pair `a`, `b`, where `size` is the longest edge of `a`'s mesh's own box;
-    /// `None` when `a` is not placed by a similarity.
-    pub fn new(a: &Object, b: &Object, size: f64) -> Option<Self> {
+    /// The key of the pair `a`, `b`, where `size` is the longest edge of `a`'s mesh's own box,
+    /// with the scale of `a`'s placement; `None` when `a` is not placed by a similarity.
+    pub fn new(a: &Object, b: &Object, size: f64) -> Option<(Self, f64)> {
         let scale = super::run::similarity_scale(a.world_from_object())?;
         if !(size > 0.0 && size.is_finite()) {
             return None;
@@ -126,11 +126,12 @@ impl CopyKey {
             pose[9 + n] = q(cols[c], POSE_UNIT * size)?;
         }
         pose[12] = q(scale.ln(), POSE_UNIT)?;
-        Some(Self {
+        let key = Self {
             a: Arc::as_ptr(&a.mesh) as usize,
             b: Arc::as_ptr(&b.mesh) as usize,
             pose,
-        })
+        };
+        Some((key, scale))
     }
 
     /// The meshes' addresses.

@@ -254,7 +254,7 @@ async fn run_jobs<E: Engine>(
             .map(|s| s..(s + BATCH).min(jobs.len()))
             .collect()
     };
-    // Copies of a pair in its frame (`share_copies`) take the view built first (in this
+    // Copies of a pair in its frame (`copy_frames`) take the view built first (in this
     // list or an earlier one of the check), each mapped to world space by its own placement.
     let key = |j: &RegionJob| match (&j.frame, &j.rest) {
         (Some(f), None) => Some((f.pair.key, j.axis, j.volume)),
@@ -269,22 +269,26 @@ async fn run_jobs<E: Engine>(
                 _ => own.push(n),
             }
         }
-        let chunk: Vec<RegionJob> = own.iter().map(|&n| jobs[n].clone()).collect();
-        let answers = engine.run(scene, opts, &chunk).await?;
+        let answers = if own.len() == range.len() {
+            engine.run(scene, opts, &jobs[range.clone()]).await?
+        } else {
+            let chunk: Vec<RegionJob> = own.iter().map(|&n| jobs[n].clone()).collect();
+            engine.run(scene, opts, &chunk).await?
+        };
         if answers.len() != own.len() {
             return Err(CheckError::Gpu(
                 "internal: an engine returned another number of answers".into(),
             ));
         }
         let mut built: std::collections::HashMap<usize, RegionAnswer> = Default::default();
-        for (&n, a) in own.iter().zip(answers) {
+        for (&n, mut a) in own.iter().zip(answers) {
             tally.add(&a);
             if let (Some(k), Some(f)) = (key(&jobs[n]), &jobs[n].frame) {
-                let mut kept = a.clone();
-                if let Some(c) = kept.contact.as_mut() {
+                // Contact pixels are the frame view's image indices (`RegionJob::to_world`).
+                if let Some(c) = a.contact.as_mut() {
                     c.mask = Vec::new();
                 }
-                tally.views.insert(k, (f.pair.clone(), kept));
+                tally.views.insert(k, (f.pair.clone(), a.clone()));
             }
             built.insert(n, a);
         }
@@ -1452,26 +1456,15 @@ fn proven_apart(scene: &Scene, opts: &CheckOptions, p: &PairState) -> bool {
 }
 
 fn pair_job(p: &PairState, axis: Axis) -> RegionJob {
-    match &p.frame {
-        // In the frame, over the whole view: the meeting cells are world cells.
-        Some(f) => RegionJob {
-            subject: Subject::Pair(p.i, p.j),
-            region: f.pair.region,
-            axis,
-            cells: None,
-            volume: p.volume,
-            rest: None,
-            frame: Some(f.clone()),
-        },
-        None => RegionJob {
-            subject: Subject::Pair(p.i, p.j),
-            region: p.region,
-            axis,
-            cells: p.cells.clone(),
-            volume: p.volume,
-            rest: None,
-            frame: None,
-        },
+    RegionJob {
+        subject: Subject::Pair(p.i, p.j),
+        region: p.view_region(),
+        axis,
+        // In a frame, over the whole view: the meeting cells are world cells.
+        cells: p.cells.clone().filter(|_| p.frame.is_none()),
+        volume: p.volume,
+        rest: None,
+        frame: p.frame.clone(),
     }
 }
 
@@ -1500,32 +1493,30 @@ fn copy_frames(
                     .map_or(0.0, |(lo, hi)| f64::from((hi - lo).max_element()))
             })
     };
-    let mut groups: std::collections::HashMap<CopyKey, Vec<usize>> = Default::default();
+    // Per key, its members (candidate index, first placement's scale).
+    let mut groups: std::collections::HashMap<CopyKey, Vec<(usize, f64)>> = Default::default();
     for (n, &(i, j)) in candidates.iter().enumerate() {
         let (a, b) = (&scene.objects[i], &scene.objects[j]);
         if !(a.is_closed() && b.is_closed() && boxes[i].overlaps(&boxes[j])) {
             continue;
         }
-        if let Some(key) = CopyKey::new(a, b, size_of(a)) {
-            groups.entry(key).or_default().push(n);
+        if let Some((key, scale)) = CopyKey::new(a, b, size_of(a)) {
+            groups.entry(key).or_default().push((n, scale));
         }
     }
     for (key, members) in groups.into_iter().filter(|(_, m)| m.len() > 1) {
-        let (i, j) = candidates[members[0]];
+        let (i, j) = candidates[members[0].0];
         let (a, b) = (&scene.objects[i], &scene.objects[j]);
         let Some(pair) = PairFrame::new(key, a.mesh.clone(), b.mesh.clone(), size_of(a)) else {
             continue;
         };
         let pair = Arc::new(pair);
-        for n in members {
-            let o = &scene.objects[candidates[n].0];
-            if let Some(scale) = similarity_scale(o.world_from_object()) {
-                out[n] = Some(JobFrame {
-                    pair: pair.clone(),
-                    world_from_frame: *o.world_from_object(),
-                    scale,
-                });
-            }
+        for (n, scale) in members {
+            out[n] = Some(JobFrame {
+                pair: pair.clone(),
+                world_from_frame: *scene.objects[candidates[n].0].world_from_object(),
+                scale,
+            });
         }
     }
     out
