@@ -194,9 +194,10 @@ impl PairFrame {
         })
     }
 
-    /// The second mesh placed in the frame.
+    /// The second mesh placed in the frame (as a scene places it: a mirroring placement
+    /// reverses the winding).
     pub fn placed(&self) -> crate::mesh::Mesh {
-        self.meshes[1].transformed(&self.frame_from_b)
+        crate::scene::place(&self.meshes[1], &self.frame_from_b).0
     }
 }
 
@@ -579,4 +580,42 @@ pub fn run_cpu(
     answer.analysis_ms = now_ms() - t2;
     crate::raster::scratch::recycle(ldi);
     Ok(answer)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::mesh::shapes::{cuboid, uv_sphere};
+    use crate::mesh::Units;
+    use crate::scene::Scene;
+
+    /// A partner mirrored relative to the first part keeps its triangles facing outwards in
+    /// the frame (its inside stays inside), as in world space.
+    #[test]
+    fn a_mirrored_partner_faces_outwards_in_the_frame() {
+        let boxy = Arc::new(cuboid(Vec3::splat(-2.0), Vec3::ZERO));
+        let ball = Arc::new(uv_sphere(Vec3::ZERO, 1.0, 32, 16));
+        let mut scene = Scene::new();
+        scene
+            .add(
+                "a",
+                boxy.clone(),
+                Units::Unknown,
+                DMat4::from_rotation_z(0.3),
+            )
+            .unwrap();
+        let mirror = DMat4::from_scale(DVec3::new(-1.0, 1.0, 1.0));
+        scene
+            .add("b", ball.clone(), Units::Unknown, mirror)
+            .unwrap();
+        let (key, scale) = CopyKey::new(&scene.objects[0], &scene.objects[1], 2.0).unwrap();
+        assert!((scale - 1.0).abs() < 1e-12);
+        let frame = PairFrame::new(key, boxy, ball, 2.0).unwrap();
+        let placed = frame.placed();
+        let world = crate::mesh::validate(scene.objects[1].world()).signed_volume;
+        let framed = crate::mesh::validate(&placed).signed_volume;
+        assert!(world > 0.0 && framed > 0.0, "{world} {framed}");
+        assert!((world - framed).abs() < 1e-4 * world, "{world} {framed}");
+    }
 }

@@ -964,7 +964,9 @@ fn check_range(name: &str, m: &DMat4, positions: &[Vec3]) -> Result<(), SceneErr
 }
 
 /// World geometry and box. Mirroring transforms reverse the winding so faces stay outward.
-fn place(mesh: &Mesh, world_from_object: &DMat4) -> (Mesh, Region) {
+/// `mesh` placed by `world_from_object` (a mirroring placement reverses the winding, so that
+/// the triangles still face outwards), and its box.
+pub(crate) fn place(mesh: &Mesh, world_from_object: &DMat4) -> (Mesh, Region) {
     let mut world = mesh.transformed(world_from_object);
     if world_from_object.determinant() < 0.0 {
         for t in world.triangles_mut().iter_mut() {
