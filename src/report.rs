@@ -236,6 +236,10 @@ pub struct Stats {
     /// Coarse maps an incremental checker moved along with a part that only moved (no new map).
     #[serde(default)]
     pub coarse_moved: usize,
+    /// Coarse maps an incremental checker carried along with a part moved and turned rigidly
+    /// (a map of its mesh, turned; no new map).
+    #[serde(default)]
+    pub coarse_turned: usize,
     /// Pair-scale coarse maps built: a part's map clipped to where it meets one partner, on a
     /// lattice finer than its own map's (a small part next to a large one).
     #[serde(default)]

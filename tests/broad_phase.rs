@@ -1018,4 +1018,97 @@ fn a_cell_moved_whole_takes_its_views_again() {
     assert!(inside > 5, "{inside}");
     assert!(inc.stats.shared_views >= inside, "{:?}", inc.stats);
     assert!(3 * inc.stats.ldis < fresh.stats.ldis, "{:?}", inc.stats);
+    // The turned parts' coarse maps are their old ones carried along, none built.
+    assert!(
+        inc.stats.coarse_turned > 0 && inc.stats.coarse_maps == 0,
+        "{:?}",
+        inc.stats
+    );
+}
+
+/// Copies of a pair placed at scale 2 whose parts stay apart by less than a pixel of the
+/// views they share (seen in the first part's frame: a touch) are judged in that frame: the
+/// proof that a pair stays apart (asked when a pair's first view finds nothing, and by a
+/// checker's re-check when few meeting cells remain) weighs the frame's distance against the
+/// frame views' tolerance — not the world distance, twice as long — so the copies report the
+/// touch that one of them alone (world views) reports, in a check and in a re-check of a copy
+/// moved whole. Copies a few pixels apart are proven apart, in the frame too.
+#[test]
+fn scaled_copies_are_proven_apart_in_their_frame() {
+    let boxy = Arc::new(cuboid(
+        Vec3::new(-2.0, -2.0, -2.0),
+        Vec3::new(2.0, 2.0, 0.0),
+    ));
+    let ball = Arc::new(uv_sphere(Vec3::ZERO, 1.0, 256, 128));
+    // The ball beside the box's vertical edge at x = y = 2: the boxes overlap, the surfaces
+    // are `gap` apart (the ball's facets lie inside its sphere: a little more). The first
+    // copy is the pair scaled by 2 exactly, in place.
+    let scene_at = |gap: f64, copies: usize| {
+        let d = (1.0 + gap) / 2f64.sqrt();
+        let beside = DMat4::from_translation(DVec3::new(2.0 + d, 2.0 + d, -1.0));
+        let mut s = Scene::new();
+        for (k, turn) in [0.0, 0.3, -0.2].into_iter().take(copies).enumerate() {
+            let at = DMat4::from_translation(DVec3::new(30.0 * k as f64, 0.0, 0.0))
+                * DMat4::from_scale(DVec3::splat(2.0))
+                * DMat4::from_rotation_z(turn);
+            for (n, (mesh, place)) in [(&boxy, at), (&ball, at * beside)].into_iter().enumerate() {
+                s.add(
+                    &format!("o{}", 2 * k + n),
+                    Arc::clone(mesh),
+                    Units::Unknown,
+                    place,
+                )
+                .unwrap();
+            }
+        }
+        s
+    };
+    let opts = CheckOptions {
+        self_check: false,
+        ..CheckOptions::default()
+    };
+    // A few pixels apart: proven apart, no pair.
+    let far = check(&scene_at(0.05, 3), &opts).unwrap();
+    let s = &far.stats;
+    assert!(far.pairs.is_empty(), "{:?}", far.pairs);
+    assert_eq!(s.candidate_pairs, 3, "{s:?}");
+    assert_eq!(s.exact_separated + s.coarse_separated, 3, "{s:?}");
+    assert!(s.exact_separated > 0, "{s:?}");
+    // Under a pixel apart along a view of the first copy alone (a touch, its tolerance a
+    // world pixel, twice a frame pixel), while the world gap is past the frame views' cutoff
+    // (about a frame pixel): the first such gap of a sweep (whether a pixel-centre ray passes
+    // where the parts come closest depends on the grid).
+    let probe = check(&scene_at(0.003, 1), &opts).unwrap();
+    let frame_pixel = probe.pairs.first().and_then(|p| p.epsilon).unwrap() / 2.0;
+    let gap = (52..72)
+        .rev()
+        .map(|k| f64::from(k) / 100.0 * frame_pixel)
+        .find(|&gap| {
+            let alone = check(&scene_at(gap, 1), &opts).unwrap();
+            alone.pairs.len() == 1
+                && alone.pairs[0].kind == ldiclash::report::Kind::Touch
+                && alone.pairs[0]
+                    .epsilon
+                    .is_some_and(|eps| 2.0 * gap > 1.03 * eps / 2.0)
+        })
+        .expect("a gap under a frame pixel along a view");
+    let mut scene = scene_at(gap, 3);
+    let fresh = check(&scene, &opts).unwrap();
+    assert_eq!(fresh.pairs.len(), 3, "{:?}", fresh.pairs);
+    assert!(fresh
+        .pairs
+        .iter()
+        .all(|p| p.kind == ldiclash::report::Kind::Touch));
+    assert!(fresh.stats.shared_views > 0, "{:?}", fresh.stats);
+    let mut checker = Checker::new(opts.clone());
+    checker.check(&scene).unwrap();
+    // The first copy moved whole: its pair keeps its pose, the checker asks again.
+    let by = DMat4::from_translation(DVec3::new(0.5, -0.25, 0.1));
+    for k in 0..2 {
+        let m = by * *scene.objects[k].world_from_object();
+        scene.set_transform(k, m).unwrap();
+    }
+    let inc = checker.check(&scene).unwrap();
+    assert_eq!(inc.pairs, check(&scene, &opts).unwrap().pairs);
+    assert_eq!(inc.pairs.len(), 3, "{:?}", inc.pairs);
 }

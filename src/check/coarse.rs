@@ -79,6 +79,9 @@ pub struct CoarseMap {
     spans: Vec<[f32; 2]>,
     /// Whether the solid was included.
     solid: bool,
+    /// The margin the occupancy holds around the object (L∞, world units): every point within
+    /// it of the object (its surface, and its inside with the solid) lies in the spans.
+    margin: f64,
 }
 
 /// A world box where two objects' coarse occupancies meet.
@@ -429,6 +432,7 @@ impl CoarseMap {
         }
         Ok(Self {
             solid: closed,
+            margin: m,
             level,
             h,
             ix0,
@@ -533,7 +537,116 @@ impl CoarseMap {
             offsets,
             spans,
             solid: self.solid,
+            margin: self.margin,
         }
+    }
+
+    /// This map carried by the rigid motion `rel` (an isometry: its linear part orthogonal)
+    /// onto the object placed `rel ·` its old placement, as a conservative map of margin
+    /// `margin` without looking at its triangles; `None` when the motion is not rigid, when
+    /// the carried map would hold more than twice the old one's columns (a part turned far:
+    /// the boxes of tilted spans spread) or more than `MAX_COLUMNS`. Each span (a box of its
+    /// column's cell and depths) is carried, its box around that grown and its columns on the
+    /// same lattice given its depth range; each column's spans are then merged. Why it holds
+    /// the object: the old map holds every point within `self.margin` (L∞) of the object, so
+    /// the carried one every point within `self.margin` of the carried object in Euclidean
+    /// distance, and so within `self.margin / √3` in L∞; the boxes are grown by the rest of
+    /// `margin` and by `slack` (the rounding of the carried corners and of `f32` depths).
+    pub fn turned(&self, rel: &glam::DMat4, margin: f64, slack: f64) -> Option<CoarseMap> {
+        let l = glam::DMat3::from_mat4(*rel);
+        let ortho = l.transpose() * l;
+        let off = (ortho - glam::DMat3::IDENTITY).to_cols_array();
+        if !off.iter().all(|e| e.abs() < 1e-9) || !rel.is_finite() {
+            return None;
+        }
+        let abs = glam::DMat3::from_cols(l.x_axis.abs(), l.y_axis.abs(), l.z_axis.abs());
+        let t = rel.w_axis.truncate();
+        let grow = (margin - self.margin / 3f64.sqrt()).max(0.0) + slack;
+        let h = self.h;
+        let inv_h = 1.0 / h;
+        let idx = |v: f64| floor(v * inv_h) as i64;
+        // Each span's carried box: its columns' range and its depths.
+        let mut boxes: Vec<([i64; 4], [f32; 2])> = Vec::with_capacity(self.spans.len());
+        let (mut x0, mut x1, mut y0, mut y1) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
+        for cy in 0..self.ny {
+            for cx in 0..self.nx {
+                let c = (cy * self.nx + cx) as usize;
+                let (ix, iy) = (self.ix0 + i64::from(cx), self.iy0 + i64::from(cy));
+                for s in &self.spans[self.offsets[c] as usize..self.offsets[c + 1] as usize] {
+                    let (z0, z1) = (f64::from(s[0]), f64::from(s[1]));
+                    let centre = DVec3::new(
+                        (ix as f64 + 0.5) * h,
+                        (iy as f64 + 0.5) * h,
+                        0.5 * (z0 + z1),
+                    );
+                    let half = DVec3::new(0.5 * h, 0.5 * h, 0.5 * (z1 - z0));
+                    let c = l * centre + t;
+                    let e = abs * half + DVec3::splat(grow);
+                    let (lo, hi) = (c - e, c + e);
+                    let cols = [idx(lo.x), idx(hi.x), idx(lo.y), idx(hi.y)];
+                    x0 = x0.min(cols[0]);
+                    x1 = x1.max(cols[1]);
+                    y0 = y0.min(cols[2]);
+                    y1 = y1.max(cols[3]);
+                    boxes.push((cols, [f32_bound(lo.z, false), f32_bound(hi.z, true)]));
+                }
+            }
+        }
+        if boxes.is_empty() {
+            return None;
+        }
+        let (nx, ny) = (x1 - x0 + 1, y1 - y0 + 1);
+        let columns = nx.checked_mul(ny)?;
+        let old = i64::from(self.nx) * i64::from(self.ny);
+        if columns > 2 * old.max(1) || columns as f64 > MAX_COLUMNS {
+            return None;
+        }
+        let (nx, ny) = (nx as u32, ny as u32);
+        let col = |ix: i64, iy: i64| ((iy - y0) as usize) * nx as usize + (ix - x0) as usize;
+        // CSR by column (counted, then filled), then each column's spans sorted and merged.
+        let columns = columns as usize;
+        let mut offsets = vec![0u32; columns + 1];
+        for ([bx0, bx1, by0, by1], _) in &boxes {
+            for iy in *by0..=*by1 {
+                for ix in *bx0..=*bx1 {
+                    offsets[col(ix, iy) + 1] += 1;
+                }
+            }
+        }
+        for k in 0..columns {
+            offsets[k + 1] += offsets[k];
+        }
+        let mut cursor = offsets[..columns].to_vec();
+        let mut raw = vec![[0f32; 2]; offsets[columns] as usize];
+        for ([bx0, bx1, by0, by1], z) in &boxes {
+            for iy in *by0..=*by1 {
+                for ix in *bx0..=*bx1 {
+                    let c = &mut cursor[col(ix, iy)];
+                    raw[*c as usize] = *z;
+                    *c += 1;
+                }
+            }
+        }
+        let mut spans = Vec::with_capacity(raw.len() / 2);
+        let mut merged = vec![0u32; columns + 1];
+        for k in 0..columns {
+            let run = &mut raw[offsets[k] as usize..offsets[k + 1] as usize];
+            run.sort_unstable_by(|a, b| a[0].total_cmp(&b[0]));
+            merge_into(run.iter().copied(), &mut spans);
+            merged[k + 1] = spans.len() as u32;
+        }
+        Some(CoarseMap {
+            level: self.level,
+            h,
+            ix0: x0,
+            iy0: y0,
+            nx,
+            ny,
+            offsets: merged,
+            spans,
+            solid: self.solid,
+            margin,
+        })
     }
 
     /// The lattice level (cell side `2^level`).
@@ -896,6 +1009,87 @@ mod tests {
             let hole = DVec3::new(d.x, d.y, d.z);
             assert!(!covers(&moved, hole) && !covers(&fresh, hole), "d {d}");
         }
+    }
+
+    /// A map carried by a rigid motion ([`CoarseMap::turned`]) holds every point within the
+    /// margin (L∞) of its turned object, as a fresh map does: the corners of the margin's box
+    /// around points on and in a torus, turned a little about z, about x, a quarter turn and
+    /// about a skew axis; a far turn that would spread it is refused, and so is a motion that
+    /// is not rigid.
+    #[test]
+    fn turned_maps_hold_the_turned_object_and_its_margin() {
+        let mesh = Arc::new(shapes::torus(Vec3::ZERO, 1.0, 0.3, 48, 16));
+        let at = DMat4::from_translation(DVec3::new(0.3, -0.2, 0.1)) * DMat4::from_rotation_x(0.4);
+        let centre = DVec3::new(0.3, -0.2, 0.1);
+        let about = |r: DMat4| {
+            DMat4::from_translation(centre + DVec3::new(0.01, 0.02, -0.03))
+                * r
+                * DMat4::from_translation(-centre)
+        };
+        let mut carried = 0;
+        for (rel, must) in [
+            (about(DMat4::from_rotation_z(0.01)), true),
+            (about(DMat4::from_rotation_x(0.02)), true),
+            (
+                about(DMat4::from_rotation_x(std::f64::consts::FRAC_PI_2)),
+                false,
+            ),
+            (
+                about(DMat4::from_axis_angle(
+                    DVec3::new(1.0, 2.0, 3.0).normalize(),
+                    0.3,
+                )),
+                false,
+            ),
+        ] {
+            let scene = two(("a", &mesh, at), ("b", &mesh, rel * at));
+            let (a, b) = (&scene.objects[0], &scene.objects[1]);
+            let level = level_of(&a.aabb());
+            let h = 2f64.powi(level);
+            let base =
+                CoarseMap::build(a, level, true, &REACH, None).unwrap_or_else(|e| panic!("{e}"));
+            let fresh =
+                CoarseMap::build(b, level, true, &REACH, None).unwrap_or_else(|e| panic!("{e}"));
+            let m = margin(b, &REACH, h);
+            // What the margin holds beyond the rounding of f32 positions and depths.
+            let bb = b.aabb();
+            let r = m - 2e-6 * f64::from(bb.min.abs().max(bb.max.abs()).max_element());
+            let Some(turned) = base.turned(&rel, m, 1e-5) else {
+                assert!(!must, "{rel}: refused");
+                continue;
+            };
+            carried += 1;
+            assert!(
+                u64::from(turned.nx) * u64::from(turned.ny)
+                    <= 2 * u64::from(base.nx) * u64::from(base.ny)
+            );
+            let points = samples(b);
+            assert!(points.len() > 5_000, "{}", points.len());
+            for p in &points {
+                for k in 0..8 {
+                    let corner = DVec3::new(
+                        if k & 1 == 0 { -r } else { r },
+                        if k & 2 == 0 { -r } else { r },
+                        if k & 4 == 0 { -r } else { r },
+                    );
+                    let q = *p + corner;
+                    assert!(covers(&fresh, q), "fresh map misses {q}");
+                    assert!(covers(&turned, q), "{rel}: turned map misses {q}");
+                }
+            }
+            // Not everything: the torus's hole is empty after a small turn.
+            let hole = rel.transform_point3(at.transform_point3(DVec3::ZERO));
+            if must {
+                assert!(!covers(&turned, hole), "{rel}: the hole is filled");
+            }
+        }
+        assert!(carried >= 2, "{carried}");
+        let scene = two(("a", &mesh, at), ("b", &mesh, at));
+        let a = &scene.objects[0];
+        let base = CoarseMap::build(a, level_of(&a.aabb()), true, &REACH, None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let stretch = DMat4::from_scale(DVec3::new(1.0, 1.0, 1.001));
+        assert!(base.turned(&stretch, 0.01, 1e-5).is_none());
     }
 
     /// [`CoarseMap::translated`] as first written: each new column's four old columns' spans

@@ -44,6 +44,9 @@ pub(crate) struct Cache {
     /// The views of copies of pairs, in their frames: a pair that keeps its pose relative to
     /// its partner (moved together, or a copy) takes them again.
     pub(crate) views: super::run::FrameViews,
+    /// Proofs that copies of pairs stay apart, made in their frames: a pair that keeps its
+    /// pose relative to its partner takes its proof again.
+    pub(crate) proofs: super::run::FrameProofs,
     /// Self-collision answers (`None`: none), with the mesh they were computed from kept
     /// alive (a part-frame key names the mesh by address).
     pub selfs: SelfCache,
@@ -94,6 +97,8 @@ impl Cache {
             .collect();
         self.bases.retain(|k, _| meshes.contains(&k.0));
         self.views
+            .retain(|k, _| k.0.meshes().iter().all(|m| meshes.contains(m)));
+        self.proofs
             .retain(|k, _| k.0.meshes().iter().all(|m| meshes.contains(m)));
         self.selfs.retain(|k, _| match k {
             SelfKey::Part(m, _) => meshes.contains(m),

@@ -87,6 +87,9 @@ pub struct PairFrame {
     pub boxes: [Region; 2],
     /// The views' region: the padded box overlap.
     pub region: Region,
+    /// The two objects placed in the frame (made when a proof that the pair stays apart
+    /// first needs them: `super::run`'s `prove_apart`); `None` when they could not be placed.
+    objects: std::sync::OnceLock<Option<[crate::scene::Object; 2]>>,
 }
 
 /// What makes two pairs copies: the meshes (by address: whoever keeps a key keeps the meshes
@@ -191,7 +194,25 @@ impl PairFrame {
             core,
             boxes: [ba, bb],
             region: super::run::pad(core),
+            objects: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The pair's two objects placed in the frame, made from a copy's objects `a` and `b`
+    /// (the meshes of the key; their validation and units) on first use.
+    pub fn objects(
+        &self,
+        a: &crate::scene::Object,
+        b: &crate::scene::Object,
+    ) -> Option<&[crate::scene::Object; 2]> {
+        self.objects
+            .get_or_init(|| {
+                Some([
+                    a.placed_at(DMat4::IDENTITY).ok()?,
+                    b.placed_at(self.frame_from_b).ok()?,
+                ])
+            })
+            .as_ref()
     }
 
     /// The second mesh placed in the frame (as a scene places it: a mirroring placement

@@ -181,6 +181,10 @@ impl PairState {
 pub(crate) type FrameViews =
     std::collections::HashMap<(CopyKey, Axis, bool), (Arc<PairFrame>, RegionAnswer)>;
 
+/// Whether copies of a pair (by key, and whether asked with the volume) are proven apart,
+/// proven in their frame (`prove_apart`), with the frame (which keeps the meshes alive).
+pub(crate) type FrameProofs = std::collections::HashMap<(CopyKey, bool), (Arc<PairFrame>, bool)>;
+
 /// Everything a phase adds to the report's counters and timings.
 #[derive(Debug, Default)]
 struct Tally {
@@ -191,6 +195,9 @@ struct Tally {
     /// The views of pairs in a copy's frame built so far (`run_jobs`; a checker's earlier
     /// checks too), in the frame's units.
     views: FrameViews,
+    /// Proofs that copies of a pair stay apart, made in their frame (`prove_apart`; a
+    /// checker's earlier checks too).
+    proofs: FrameProofs,
 }
 
 impl Tally {
@@ -764,6 +771,9 @@ async fn image_pairs<E: Engine>(
         let mut kept = std::mem::take(&mut c.views);
         kept.retain(|k, _| current.contains(&k.0));
         tally.views = kept;
+        let mut proofs = std::mem::take(&mut c.proofs);
+        proofs.retain(|k, _| current.contains(&k.0));
+        tally.proofs = proofs;
     }
     for (&(i, j), frame) in candidates.iter().zip(&mut framing) {
         let closed = scene.objects[i].is_closed() && scene.objects[j].is_closed();
@@ -1068,6 +1078,7 @@ async fn image_pairs<E: Engine>(
     }
     if let Some(c) = cache {
         c.views = std::mem::take(&mut tally.views);
+        c.proofs = std::mem::take(&mut tally.proofs);
     }
     report.pairs.extend(answers.into_iter().flatten());
     Ok(())
@@ -1244,60 +1255,92 @@ fn coarse_cells(
             None => built.get(o, need[o].1, clips[o]),
         };
     }
-    // A part that only moved since its map was built: its base map, moved; the others' maps
-    // built. Both in one parallel pass (a frame moves tens of parts and builds a map or two).
-    let moved: Vec<(usize, glam::DVec3, Arc<CoarseMap>)> = match cache.as_deref() {
+    // A part that only moved since its map was built: its base map, moved; a part moved and
+    // turned rigidly: the base map of its mesh turned least from its pose, carried by the
+    // motion (`CoarseMap::turned`; built instead where that spreads too far); the others'
+    // maps built. All in one parallel pass (a frame moves tens of parts and builds a map or
+    // two).
+    let reused: Vec<(usize, Reuse)> = match cache.as_deref() {
         Some(c) => (0..n)
             .filter(|&o| need[o].0 && maps[o].is_none())
             .filter_map(|o| {
                 let obj = &scene.objects[o];
-                let key = base_key(obj, need[o].1 || obj.is_closed());
-                let (_, t0, base) = c.bases.get(&key)?;
-                Some((o, *t0, base.clone()))
+                let solid = need[o].1 || obj.is_closed();
+                let key = base_key(obj, solid);
+                if let Some((_, t0, base)) = c.bases.get(&key) {
+                    return Some((o, Reuse::Move(*t0, base.clone())));
+                }
+                nearest_turn(c, obj, solid).map(|(rel, base)| (o, Reuse::Turn(rel, base)))
             })
             .collect(),
         None => Vec::new(),
     };
     let mut wanted: Vec<usize> = (0..n).filter(|&o| need[o].0 && maps[o].is_none()).collect();
-    wanted.retain(|o| moved.binary_search_by_key(o, |m| m.0).is_err());
+    wanted.retain(|o| reused.binary_search_by_key(o, |m| m.0).is_err());
     progress(0, wanted.len(), "coarse");
-    /// A map to make: move `moved[k]`'s base, or build object `o`'s.
+    /// A map to make: from `reused[k]`'s base, or object `o`'s built.
     enum MapTask {
-        Move(usize),
+        Reuse(usize),
         Build(usize),
     }
-    let tasks: Vec<MapTask> = (0..moved.len())
-        .map(MapTask::Move)
+    /// How a map was made.
+    enum Made {
+        Moved,
+        Turned,
+        Built,
+    }
+    let tasks: Vec<MapTask> = (0..reused.len())
+        .map(MapTask::Reuse)
         .chain(wanted.iter().copied().map(MapTask::Build))
         .collect();
-    let done = par_map(&tasks, |task| match *task {
-        MapTask::Move(k) => {
-            let (o, t0, base) = &moved[k];
-            let obj = &scene.objects[*o];
-            let t = obj.world_from_object().w_axis.truncate();
-            let b = obj.aabb();
-            let scale = f64::from(b.min.abs().max(b.max.abs()).max_element());
-            Ok(base.translated(t - *t0, scale * 1e-6 + 1e-30))
-        }
-        MapTask::Build(o) => {
-            let obj = &scene.objects[o];
-            // With a cache, build the solid of every closed object: later pairs may want it.
-            let solid = need[o].1 || (cache.is_some() && obj.is_closed());
-            CoarseMap::build(obj, map_level(obj), solid, &reach, clips[o])
-        }
-    });
-    for (task, m) in tasks.iter().zip(done) {
-        let m = Arc::new(m?);
-        match *task {
-            MapTask::Move(k) => {
-                let o = moved[k].0;
+    let build = |o: usize| -> Result<CoarseMap, CheckError> {
+        let obj = &scene.objects[o];
+        // With a cache, build the solid of every closed object: later pairs may want it.
+        let solid = need[o].1 || (cache.is_some() && obj.is_closed());
+        CoarseMap::build(obj, map_level(obj), solid, &reach, clips[o])
+    };
+    let done = par_map(
+        &tasks,
+        |task| -> Result<(usize, Made, CoarseMap), CheckError> {
+            match *task {
+                MapTask::Reuse(k) => {
+                    let (o, how) = &reused[k];
+                    let obj = &scene.objects[*o];
+                    let b = obj.aabb();
+                    let slack =
+                        f64::from(b.min.abs().max(b.max.abs()).max_element()) * 1e-6 + 1e-30;
+                    Ok(match how {
+                        Reuse::Move(t0, base) => {
+                            let t = obj.world_from_object().w_axis.truncate();
+                            (*o, Made::Moved, base.translated(t - *t0, slack))
+                        }
+                        Reuse::Turn(rel, base) => {
+                            let m = super::coarse::margin(obj, &reach, 2f64.powi(base.level()));
+                            match base.turned(rel, m, slack) {
+                                Some(map) => (*o, Made::Turned, map),
+                                None => (*o, Made::Built, build(*o)?),
+                            }
+                        }
+                    })
+                }
+                MapTask::Build(o) => Ok((o, Made::Built, build(o)?)),
+            }
+        },
+    );
+    for made in done {
+        let (o, how, m) = made?;
+        let m = Arc::new(m);
+        match how {
+            Made::Moved | Made::Turned => {
+                stats.coarse_moved += usize::from(matches!(how, Made::Moved));
+                stats.coarse_turned += usize::from(matches!(how, Made::Turned));
                 if let Some(c) = cache.as_deref_mut() {
                     c.maps.insert(scene.objects[o].version(), m.clone());
                 }
                 maps[o] = Some(m);
-                stats.coarse_moved += 1;
             }
-            MapTask::Build(o) => {
+            Made::Built => {
+                stats.coarse_maps += 1;
                 if cache.is_none() {
                     built.0[o] = Some((m.clone(), clips[o]));
                 }
@@ -1317,7 +1360,6 @@ fn coarse_cells(
             }
         }
     }
-    stats.coarse_maps += wanted.len();
     progress(wanted.len(), wanted.len(), "coarse");
     let meet = |k: usize| -> Result<Met, CheckError> {
         let p = &pairs[k];
@@ -1379,6 +1421,43 @@ fn coarse_cells(
     Ok(())
 }
 
+/// Where a part's map comes from without its triangles (`coarse_cells`): its base map moved
+/// from the translation it was built at, or a base map of its mesh carried by a rigid motion.
+enum Reuse {
+    Move(glam::DVec3, Arc<CoarseMap>),
+    Turn(glam::DMat4, Arc<CoarseMap>),
+}
+
+/// The base map of `o`'s mesh (with the solid or not) turned least from `o`'s placement, and
+/// the motion from the base's placement to `o`'s, among those that differ from it by a rigid
+/// motion (`CoarseMap::turned` carries it); `None` when there is none.
+fn nearest_turn(
+    cache: &super::incremental::Cache,
+    o: &Object,
+    solid: bool,
+) -> Option<(glam::DMat4, Arc<CoarseMap>)> {
+    let mesh = Arc::as_ptr(&o.mesh) as usize;
+    let to = *o.world_from_object();
+    cache
+        .bases
+        .iter()
+        .filter(|(k, _)| k.0 == mesh && k.2 == solid)
+        .filter_map(|(k, (_, t0, base))| {
+            let l = glam::DMat3::from_cols_array(&k.1.map(f64::from_bits));
+            let from = glam::DMat4::from_mat3_translation(l, *t0);
+            let rel = to * from.inverse();
+            let r = glam::DMat3::from_mat4(rel);
+            let ortho = (r.transpose() * r - glam::DMat3::IDENTITY).to_cols_array();
+            ortho.iter().all(|e| e.abs() < 1e-9).then_some((
+                r.x_axis.x + r.y_axis.y + r.z_axis.z,
+                rel,
+                base,
+            ))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, rel, base)| (rel, base.clone()))
+}
+
 /// The key of an object's base coarse map (see `Cache::bases`).
 fn base_key(o: &Object, solid: bool) -> super::incremental::BaseKey {
     let m = o.world_from_object();
@@ -1421,7 +1500,10 @@ pub(crate) fn par_join<A: Send, B: Send>(
 }
 
 /// The pairs `asked` picks that [`proven_apart`] proves apart (in parallel) are marked so and
-/// counted: separated exactly, done (no more jobs).
+/// counted: separated exactly, done (no more jobs). Copies of a pair seen in their frame
+/// share one proof, made in the frame ([`proven_apart_in_frame`]: its answer depends on the
+/// copies' key alone) and kept with the frame views (a checker's re-check of a cell moved
+/// whole takes it again).
 fn prove_apart(
     scene: &Scene,
     opts: &CheckOptions,
@@ -1430,16 +1512,42 @@ fn prove_apart(
     tally: &mut Tally,
     counter: &mut Counter,
 ) {
-    let proofs = par_map(pairs, |p| asked(p) && proven_apart(scene, opts, p));
-    for (p, apart) in pairs.iter_mut().zip(proofs) {
+    let mut first: std::collections::HashSet<(CopyKey, bool)> = std::collections::HashSet::new();
+    let framed: Vec<usize> = (0..pairs.len())
+        .filter(|&k| {
+            let p = &pairs[k];
+            p.frame.as_ref().is_some_and(|f| {
+                let key = (f.pair.key, p.volume);
+                asked(p) && !tally.proofs.contains_key(&key) && first.insert(key)
+            })
+        })
+        .collect();
+    let found = par_map(&framed, |&k| proven_apart_in_frame(scene, opts, &pairs[k]));
+    for (&k, apart) in framed.iter().zip(found) {
+        let p = &pairs[k];
+        if let Some(f) = &p.frame {
+            tally
+                .proofs
+                .insert((f.pair.key, p.volume), (f.pair.clone(), apart));
+        }
+    }
+    let proofs = &tally.proofs;
+    let found = par_map(pairs, |p| {
+        asked(p)
+            && match &p.frame {
+                Some(f) => proofs.get(&(f.pair.key, p.volume)).is_some_and(|e| e.1),
+                None => proven_apart(scene, opts, p),
+            }
+    });
+    for (p, apart) in pairs.iter_mut().zip(found) {
         p.apart |= apart;
         tally.stats.exact_separated += usize::from(apart);
         counter.done += usize::from(apart);
     }
 }
 
-/// Whether pair `p` is proven apart exactly, farther than any view of its region could see
-/// (`super::apart`).
+/// Whether pair `p` (in world space) is proven apart exactly, farther than any view of its
+/// region could see (`super::apart`).
 fn proven_apart(scene: &Scene, opts: &CheckOptions, p: &PairState) -> bool {
     let (a, b) = (&scene.objects[p.i], &scene.objects[p.j]);
     let objects = [a, b];
@@ -1453,6 +1561,32 @@ fn proven_apart(scene: &Scene, opts: &CheckOptions, p: &PairState) -> bool {
     let scale = super::clearance::scale_of(a, b);
     let cutoff = super::apart::cutoff(&views, opts.epsilon, scale);
     super::apart::proven_apart(a, b, p.cells.as_deref(), cutoff, p.volume)
+}
+
+/// [`proven_apart`] for a pair seen in its frame: the two objects placed in the frame, the
+/// cutoff of the frame's views (the LDIs the copies share) in the frame's units, every
+/// triangle near the other's box searched (the meeting cells are world cells). The same
+/// answer for every copy of the pair.
+fn proven_apart_in_frame(scene: &Scene, opts: &CheckOptions, p: &PairState) -> bool {
+    let Some(f) = &p.frame else {
+        return false;
+    };
+    let (a, b) = (&scene.objects[p.i], &scene.objects[p.j]);
+    let Some([fa, fb]) = f.pair.objects(a, b) else {
+        return false;
+    };
+    let objects = [fa, fb];
+    let views: Result<Vec<_>, _> = Axis::ALL
+        .iter()
+        .map(|&axis| pair_job(p, axis).view(&objects, opts.resolution))
+        .collect();
+    let Ok(views) = views else {
+        return false;
+    };
+    let scale = super::clearance::scale_of(fa, fb);
+    let epsilon = opts.epsilon.map(|e| e / f.scale);
+    let cutoff = super::apart::cutoff(&views, epsilon, scale);
+    super::apart::proven_apart(fa, fb, None, cutoff, p.volume)
 }
 
 fn pair_job(p: &PairState, axis: Axis) -> RegionJob {

@@ -181,6 +181,18 @@ impl Object {
     pub fn is_closed(&self) -> bool {
         self.validation.closed
     }
+
+    /// This object's mesh at another placement (same name, units and validation): the
+    /// check's pairs seen in a part's frame (`check::jobs::PairFrame`).
+    pub(crate) fn placed_at(&self, world_from_object: DMat4) -> Result<Object, SceneError> {
+        new_object(
+            &self.name,
+            self.mesh.clone(),
+            self.units,
+            world_from_object,
+            self.validation.clone(),
+        )
+    }
 }
 
 /// Why a scene could not be built.
