@@ -1275,30 +1275,63 @@ fn coarse_cells(
             .collect(),
         None => Vec::new(),
     };
+    // In one check (no checker), a mesh placed several times (the cells of a hall) gets one
+    // map of the whole part, at its first placement, carried to the others by their motions
+    // (`CoarseMap::turned`; their own clipped maps where it refuses): `carried` lists each
+    // other placement with its first, `whole` marks the firsts (with the solid when any of
+    // the group needs it).
+    let mut carried: Vec<(usize, usize)> = Vec::new();
+    let mut whole: Vec<Option<bool>> = vec![None; n];
+    if cache.is_none() {
+        let mut first: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        for o in (0..n).filter(|&o| need[o].0 && maps[o].is_none()) {
+            let mesh = Arc::as_ptr(&scene.objects[o].mesh) as usize;
+            match first.get(&mesh) {
+                Some(&b) => carried.push((o, b)),
+                None => {
+                    first.insert(mesh, o);
+                }
+            }
+        }
+        for &(o, b) in &carried {
+            whole[b] = Some(whole[b].unwrap_or(need[b].1) || need[o].1);
+        }
+    }
     let mut wanted: Vec<usize> = (0..n).filter(|&o| need[o].0 && maps[o].is_none()).collect();
     wanted.retain(|o| reused.binary_search_by_key(o, |m| m.0).is_err());
+    wanted.retain(|o| carried.binary_search_by_key(o, |m| m.0).is_err());
     progress(0, wanted.len(), "coarse");
     /// A map to make: from `reused[k]`'s base, or object `o`'s built.
     enum MapTask {
         Reuse(usize),
         Build(usize),
     }
-    /// How a map was made.
-    enum Made {
-        Moved,
-        Turned,
-        Built,
-    }
     let tasks: Vec<MapTask> = (0..reused.len())
         .map(MapTask::Reuse)
         .chain(wanted.iter().copied().map(MapTask::Build))
         .collect();
+    let checker = cache.is_some();
+    // The part of space a built map covers (`None`: the whole part).
+    let clip_of = |o: usize| if whole[o].is_some() { None } else { clips[o] };
     let build = |o: usize| -> Result<CoarseMap, CheckError> {
         let obj = &scene.objects[o];
         // With a cache, build the solid of every closed object: later pairs may want it.
-        let solid = need[o].1 || (cache.is_some() && obj.is_closed());
-        CoarseMap::build(obj, map_level(obj), solid, &reach, clips[o])
+        let solid = need[o].1 || (checker && obj.is_closed()) || whole[o] == Some(true);
+        CoarseMap::build(obj, map_level(obj), solid, &reach, clip_of(o))
     };
+    let slack_of = |obj: &Object| {
+        let b = obj.aabb();
+        f64::from(b.min.abs().max(b.max.abs()).max_element()) * 1e-6 + 1e-30
+    };
+    let turn =
+        |o: usize, rel: &glam::DMat4, base: &CoarseMap| -> Result<(Made, CoarseMap), CheckError> {
+            let obj = &scene.objects[o];
+            let m = super::coarse::margin(obj, &reach, 2f64.powi(base.level()));
+            Ok(match base.turned(rel, m, slack_of(obj)) {
+                Some(map) => (Made::Turned, map),
+                None => (Made::Built, build(o)?),
+            })
+        };
     let done = par_map(
         &tasks,
         |task| -> Result<(usize, Made, CoarseMap), CheckError> {
@@ -1306,22 +1339,13 @@ fn coarse_cells(
                 MapTask::Reuse(k) => {
                     let (o, how) = &reused[k];
                     let obj = &scene.objects[*o];
-                    let b = obj.aabb();
-                    let slack =
-                        f64::from(b.min.abs().max(b.max.abs()).max_element()) * 1e-6 + 1e-30;
-                    Ok(match how {
+                    match how {
                         Reuse::Move(t0, base) => {
                             let t = obj.world_from_object().w_axis.truncate();
-                            (*o, Made::Moved, base.translated(t - *t0, slack))
+                            Ok((*o, Made::Moved, base.translated(t - *t0, slack_of(obj))))
                         }
-                        Reuse::Turn(rel, base) => {
-                            let m = super::coarse::margin(obj, &reach, 2f64.powi(base.level()));
-                            match base.turned(rel, m, slack) {
-                                Some(map) => (*o, Made::Turned, map),
-                                None => (*o, Made::Built, build(*o)?),
-                            }
-                        }
-                    })
+                        Reuse::Turn(rel, base) => turn(*o, rel, base).map(|(how, m)| (*o, how, m)),
+                    }
                 }
                 MapTask::Build(o) => Ok((o, Made::Built, build(o)?)),
             }
@@ -1329,36 +1353,47 @@ fn coarse_cells(
     );
     for made in done {
         let (o, how, m) = made?;
-        let m = Arc::new(m);
-        match how {
-            Made::Moved | Made::Turned => {
-                stats.coarse_moved += usize::from(matches!(how, Made::Moved));
-                stats.coarse_turned += usize::from(matches!(how, Made::Turned));
-                if let Some(c) = cache.as_deref_mut() {
-                    c.maps.insert(scene.objects[o].version(), m.clone());
-                }
-                maps[o] = Some(m);
+        record(
+            scene,
+            o,
+            how,
+            m,
+            clip_of(o),
+            &mut maps,
+            built,
+            stats,
+            cache.as_deref_mut(),
+        );
+    }
+    // The other placements of meshes placed several times, from their firsts' maps.
+    let done = par_map(
+        &carried,
+        |&(o, b)| -> Result<(Made, CoarseMap), CheckError> {
+            let (from, to) = (&scene.objects[b], &scene.objects[o]);
+            let rel = *to.world_from_object() * from.world_from_object().inverse();
+            match &maps[b] {
+                Some(base) => turn(o, &rel, base),
+                None => Ok((Made::Built, build(o)?)),
             }
-            Made::Built => {
-                stats.coarse_maps += 1;
-                if cache.is_none() {
-                    built.0[o] = Some((m.clone(), clips[o]));
-                }
-                if let Some(c) = cache.as_deref_mut() {
-                    let obj = &scene.objects[o];
-                    c.maps.insert(obj.version(), m.clone());
-                    c.bases.insert(
-                        base_key(obj, m.has_solid()),
-                        (
-                            obj.mesh.clone(),
-                            obj.world_from_object().w_axis.truncate(),
-                            m.clone(),
-                        ),
-                    );
-                }
-                maps[o] = Some(m);
-            }
-        }
+        },
+    );
+    for (&(o, _), made) in carried.iter().zip(done) {
+        let (how, m) = made?;
+        let clip = match how {
+            Made::Built => clips[o],
+            _ => None,
+        };
+        record(
+            scene,
+            o,
+            how,
+            m,
+            clip,
+            &mut maps,
+            built,
+            stats,
+            cache.as_deref_mut(),
+        );
     }
     progress(wanted.len(), wanted.len(), "coarse");
     let meet = |k: usize| -> Result<Met, CheckError> {
@@ -1419,6 +1454,52 @@ fn coarse_cells(
         p.cells = Some(c);
     }
     Ok(())
+}
+
+/// How `coarse_cells` made a map.
+enum Made {
+    Moved,
+    Turned,
+    Built,
+}
+
+/// Keeps object `o`'s new map `m` (made `how`; `clip`: the part of space it covers, `None`:
+/// the whole part) for this check and, with a checker's cache, for later ones (a map built
+/// from triangles is also the base later moves and turns of the part start from), counted.
+#[allow(clippy::too_many_arguments)]
+fn record(
+    scene: &Scene,
+    o: usize,
+    how: Made,
+    m: CoarseMap,
+    clip: Option<ClipBox>,
+    maps: &mut [Option<Arc<CoarseMap>>],
+    built: &mut ClippedMaps,
+    stats: &mut Stats,
+    cache: Option<&mut Cache>,
+) {
+    let m = Arc::new(m);
+    stats.coarse_moved += usize::from(matches!(how, Made::Moved));
+    stats.coarse_turned += usize::from(matches!(how, Made::Turned));
+    stats.coarse_maps += usize::from(matches!(how, Made::Built));
+    let obj = &scene.objects[o];
+    match cache {
+        None => built.0[o] = Some((m.clone(), clip)),
+        Some(c) => {
+            c.maps.insert(obj.version(), m.clone());
+            if matches!(how, Made::Built) {
+                c.bases.insert(
+                    base_key(obj, m.has_solid()),
+                    (
+                        obj.mesh.clone(),
+                        obj.world_from_object().w_axis.truncate(),
+                        m.clone(),
+                    ),
+                );
+            }
+        }
+    }
+    maps[o] = Some(m);
 }
 
 /// Where a part's map comes from without its triangles (`coarse_cells`): its base map moved
