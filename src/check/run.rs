@@ -1275,16 +1275,19 @@ fn coarse_cells(
             .collect(),
         None => Vec::new(),
     };
-    // In one check (no checker), a mesh placed several times (the cells of a hall) gets one
-    // map of the whole part, at its first placement, carried to the others by their motions
-    // (`CoarseMap::turned`; their own clipped maps where it refuses): `carried` lists each
-    // other placement with its first, `whole` marks the firsts (with the solid when any of
-    // the group needs it).
+    // A mesh placed several times (the cells of a hall) whose maps are all to be built gets
+    // one map of the whole part, at its first placement, carried to the others by their
+    // motions (`CoarseMap::turned`; their own maps, clipped in one check, where it refuses):
+    // `carried` lists each other placement with its first, `whole` marks the firsts (with the
+    // solid when any of the group needs it).
     let mut carried: Vec<(usize, usize)> = Vec::new();
     let mut whole: Vec<Option<bool>> = vec![None; n];
-    if cache.is_none() {
+    {
         let mut first: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-        for o in (0..n).filter(|&o| need[o].0 && maps[o].is_none()) {
+        let fresh = (0..n).filter(|&o| {
+            need[o].0 && maps[o].is_none() && reused.binary_search_by_key(&o, |m| m.0).is_err()
+        });
+        for o in fresh {
             let mesh = Arc::as_ptr(&scene.objects[o].mesh) as usize;
             match first.get(&mesh) {
                 Some(&b) => carried.push((o, b)),
