@@ -595,7 +595,8 @@ impl CoarseMap {
         if boxes.is_empty() {
             return None;
         }
-        let (nx, ny) = (x1 - x0 + 1, y1 - y0 + 1);
+        let nx = x1.checked_sub(x0)?.checked_add(1)?;
+        let ny = y1.checked_sub(y0)?.checked_add(1)?;
         let columns = nx.checked_mul(ny)?;
         let old = i64::from(self.nx) * i64::from(self.ny);
         if columns > 2 * old.max(1) || columns as f64 > MAX_COLUMNS {
