@@ -763,7 +763,18 @@ async fn image_pairs<E: Engine>(
     let mut pairs: Vec<PairState> = Vec::new();
     // Copies of closed pairs, seen in their first part's frame; a remembered answer holds
     // only when it was found the same way (the same copy's frame, or world space).
-    let mut framing = copy_frames(scene, opts, boxes, candidates);
+    // A checker's frames of copies it kept views or proofs of (made again otherwise: the
+    // meshes' boxes in the frame take a pass over both meshes).
+    let known: std::collections::HashMap<CopyKey, Arc<PairFrame>> = match cache.as_deref() {
+        Some(c) => c
+            .views
+            .iter()
+            .map(|(k, v)| (k.0, v.0.clone()))
+            .chain(c.proofs.iter().map(|(k, v)| (k.0, v.0.clone())))
+            .collect(),
+        None => Default::default(),
+    };
+    let mut framing = copy_frames(scene, opts, boxes, candidates, &known);
     // A checker's views of copies still in the scene (the others are dropped).
     if let Some(c) = cache.as_deref_mut() {
         let current: std::collections::HashSet<CopyKey> =
@@ -1690,12 +1701,14 @@ fn pair_job(p: &PairState, axis: Axis) -> RegionJob {
 /// relative pose, the first placed by a similarity — with `auto` axes, each with its
 /// [`JobFrame`]. Their views are the same in the first part's frame and are built once
 /// ([`PairFrame`], `run_jobs`): the 3 M gear hall's 240 colliding pairs are 24 such poses. A
-/// pair without copies keeps its world views.
+/// pair without copies keeps its world views. The frames of `known` keys are taken as they are
+/// (a frame is made from its key alone).
 fn copy_frames(
     scene: &Scene,
     opts: &CheckOptions,
     boxes: &[Region],
     candidates: &[(usize, usize)],
+    known: &std::collections::HashMap<CopyKey, Arc<PairFrame>>,
 ) -> Vec<Option<JobFrame>> {
     let mut out = vec![None; candidates.len()];
     if opts.axes != Axes::Auto || opts.mode == Mode::Surface {
@@ -1725,10 +1738,13 @@ fn copy_frames(
     for (key, members) in groups.into_iter().filter(|(_, m)| m.len() > 1) {
         let (i, j) = candidates[members[0].0];
         let (a, b) = (&scene.objects[i], &scene.objects[j]);
-        let Some(pair) = PairFrame::new(key, a.mesh.clone(), b.mesh.clone(), size_of(a)) else {
-            continue;
+        let pair = match known.get(&key) {
+            Some(pair) => pair.clone(),
+            None => match PairFrame::new(key, a.mesh.clone(), b.mesh.clone(), size_of(a)) {
+                Some(pair) => Arc::new(pair),
+                None => continue,
+            },
         };
-        let pair = Arc::new(pair);
         for (n, scale) in members {
             out[n] = Some(JobFrame {
                 pair: pair.clone(),
