@@ -405,31 +405,7 @@ impl CoarseMap {
                 }
             }
         }
-        // CSR by column, then merge each column's spans.
-        let columns = nx as usize * ny as usize;
-        let mut offsets = vec![0u32; columns + 1];
-        for e in &entries {
-            offsets[e.0 as usize + 1] += 1;
-        }
-        for k in 0..columns {
-            offsets[k + 1] += offsets[k];
-        }
-        let mut cursor = offsets[..columns].to_vec();
-        let mut raw = vec![[0f32; 2]; entries.len()];
-        for e in &entries {
-            let c = &mut cursor[e.0 as usize];
-            raw[*c as usize] = [e.1, e.2];
-            *c += 1;
-        }
-        drop(entries);
-        let mut spans = Vec::with_capacity(raw.len() / 4);
-        let mut merged = vec![0u32; columns + 1];
-        for k in 0..columns {
-            let run = &mut raw[offsets[k] as usize..offsets[k + 1] as usize];
-            run.sort_unstable_by(|a, b| a[0].total_cmp(&b[0]));
-            merge_into(run.iter().copied(), &mut spans);
-            merged[k + 1] = spans.len() as u32;
-        }
+        let (merged, spans) = by_column(nx as usize * ny as usize, entries);
         Ok(Self {
             solid: closed,
             margin: m,
@@ -604,38 +580,15 @@ impl CoarseMap {
         }
         let (nx, ny) = (nx as u32, ny as u32);
         let col = |ix: i64, iy: i64| ((iy - y0) as usize) * nx as usize + (ix - x0) as usize;
-        // CSR by column (counted, then filled), then each column's spans sorted and merged.
-        let columns = columns as usize;
-        let mut offsets = vec![0u32; columns + 1];
-        for ([bx0, bx1, by0, by1], _) in &boxes {
-            for iy in *by0..=*by1 {
-                for ix in *bx0..=*bx1 {
-                    offsets[col(ix, iy) + 1] += 1;
-                }
-            }
-        }
-        for k in 0..columns {
-            offsets[k + 1] += offsets[k];
-        }
-        let mut cursor = offsets[..columns].to_vec();
-        let mut raw = vec![[0f32; 2]; offsets[columns] as usize];
+        let mut entries: Vec<(u32, f32, f32)> = Vec::with_capacity(boxes.len() * 4);
         for ([bx0, bx1, by0, by1], z) in &boxes {
             for iy in *by0..=*by1 {
                 for ix in *bx0..=*bx1 {
-                    let c = &mut cursor[col(ix, iy)];
-                    raw[*c as usize] = *z;
-                    *c += 1;
+                    entries.push((col(ix, iy) as u32, z[0], z[1]));
                 }
             }
         }
-        let mut spans = Vec::with_capacity(raw.len() / 2);
-        let mut merged = vec![0u32; columns + 1];
-        for k in 0..columns {
-            let run = &mut raw[offsets[k] as usize..offsets[k + 1] as usize];
-            run.sort_unstable_by(|a, b| a[0].total_cmp(&b[0]));
-            merge_into(run.iter().copied(), &mut spans);
-            merged[k + 1] = spans.len() as u32;
-        }
+        let (merged, spans) = by_column(columns as usize, entries);
         Some(CoarseMap {
             level: self.level,
             h,
@@ -669,6 +622,35 @@ impl CoarseMap {
     pub fn bytes(&self) -> usize {
         self.spans.len() * 8 + self.offsets.len() * 4
     }
+}
+
+/// A map's columns from spans `(column, z0, z1)` in any order: per column of `columns`, its
+/// spans sorted and merged ([`merge_into`]); the columns' offsets into the spans, and the spans.
+fn by_column(columns: usize, entries: Vec<(u32, f32, f32)>) -> (Vec<u32>, Vec<[f32; 2]>) {
+    let mut offsets = vec![0u32; columns + 1];
+    for e in &entries {
+        offsets[e.0 as usize + 1] += 1;
+    }
+    for k in 0..columns {
+        offsets[k + 1] += offsets[k];
+    }
+    let mut cursor = offsets[..columns].to_vec();
+    let mut raw = vec![[0f32; 2]; entries.len()];
+    for e in &entries {
+        let c = &mut cursor[e.0 as usize];
+        raw[*c as usize] = [e.1, e.2];
+        *c += 1;
+    }
+    drop(entries);
+    let mut spans = Vec::with_capacity(raw.len() / 4);
+    let mut merged = vec![0u32; columns + 1];
+    for k in 0..columns {
+        let run = &mut raw[offsets[k] as usize..offsets[k + 1] as usize];
+        run.sort_unstable_by(|a, b| a[0].total_cmp(&b[0]));
+        merge_into(run.iter().copied(), &mut spans);
+        merged[k + 1] = spans.len() as u32;
+    }
+    (merged, spans)
 }
 
 /// Appends the spans of `sorted` (sorted by start) to `out`, merging those that overlap or

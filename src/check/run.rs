@@ -1644,18 +1644,8 @@ fn prove_apart(
 /// Whether pair `p` (in world space) is proven apart exactly, farther than any view of its
 /// region could see (`super::apart`).
 fn proven_apart(scene: &Scene, opts: &CheckOptions, p: &PairState) -> bool {
-    let (a, b) = (&scene.objects[p.i], &scene.objects[p.j]);
-    let objects = [a, b];
-    let views: Result<Vec<_>, _> = Axis::ALL
-        .iter()
-        .map(|&axis| pair_job(p, axis).view(&objects, opts.resolution))
-        .collect();
-    let Ok(views) = views else {
-        return false; // the jobs report the error
-    };
-    let scale = super::clearance::scale_of(a, b);
-    let cutoff = super::apart::cutoff(&views, opts.epsilon, scale);
-    super::apart::proven_apart(a, b, p.cells.as_deref(), cutoff, p.volume)
+    let objects = [&scene.objects[p.i], &scene.objects[p.j]];
+    apart_beyond_views(opts, p, objects, opts.epsilon, p.cells.as_deref())
 }
 
 /// [`proven_apart`] for a pair seen in its frame: the two objects placed in the frame, the
@@ -1670,18 +1660,30 @@ fn proven_apart_in_frame(scene: &Scene, opts: &CheckOptions, p: &PairState) -> b
     let Some([fa, fb]) = f.pair.objects(a, b) else {
         return false;
     };
-    let objects = [fa, fb];
+    let epsilon = opts.epsilon.map(|e| e / f.scale);
+    apart_beyond_views(opts, p, [fa, fb], epsilon, None)
+}
+
+/// Whether `objects` (pair `p`'s, in the units of its views) are proven farther apart than
+/// any of the pair's three views could see at tolerance `epsilon` (`super::apart`), searched
+/// near `cells` (`None`: near the other's box).
+fn apart_beyond_views(
+    opts: &CheckOptions,
+    p: &PairState,
+    objects: [&Object; 2],
+    epsilon: Option<f64>,
+    cells: Option<&[MeetingCell]>,
+) -> bool {
     let views: Result<Vec<_>, _> = Axis::ALL
         .iter()
         .map(|&axis| pair_job(p, axis).view(&objects, opts.resolution))
         .collect();
     let Ok(views) = views else {
-        return false;
+        return false; // the jobs report the error
     };
-    let scale = super::clearance::scale_of(fa, fb);
-    let epsilon = opts.epsilon.map(|e| e / f.scale);
-    let cutoff = super::apart::cutoff(&views, epsilon, scale);
-    super::apart::proven_apart(fa, fb, None, cutoff, p.volume)
+    let [a, b] = objects;
+    let cutoff = super::apart::cutoff(&views, epsilon, super::clearance::scale_of(a, b));
+    super::apart::proven_apart(a, b, cells, cutoff, p.volume)
 }
 
 fn pair_job(p: &PairState, axis: Axis) -> RegionJob {
