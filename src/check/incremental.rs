@@ -32,10 +32,13 @@ pub(crate) struct Cache {
     pub engine: Option<&'static str>,
     /// Object-scale coarse maps.
     pub maps: HashMap<u64, Arc<CoarseMap>>,
-    /// Maps built from geometry, per mesh, linear part of the placement and solid: the
-    /// translation they were built at; a part that only moved is given its base map moved
-    /// (`CoarseMap::translated`) instead of a new one.
-    pub bases: HashMap<BaseKey, (Arc<Mesh>, glam::DVec3, Arc<CoarseMap>)>,
+    /// Maps built from geometry, per mesh, linear part of the placement and solid: a part
+    /// that only moved is given its base map moved (`CoarseMap::translated`), a part turned
+    /// rigidly one carried by the motion (`CoarseMap::turned`), instead of a new one. At most
+    /// [`MAX_BASES`] per mesh and solid ([`Cache::add_base`]).
+    pub bases: HashMap<BaseKey, BaseMap>,
+    /// Bases made so far (their [`BaseMap::made`]).
+    pub bases_made: u64,
     /// Pair answers (`None`: apart).
     pub pairs: HashMap<(u64, u64), Option<PairReport>>,
     /// Pairs answered in a copy's frame (`jobs::PairFrame`): such an answer holds only while
@@ -144,6 +147,63 @@ pub(crate) fn remembered_pairs(
 /// the entry keeps it alive), the placement's linear part (bits) and whether the solid is in.
 pub(crate) type BaseKey = (usize, [u64; 9], bool);
 
+/// How many base maps a checker keeps per mesh and solid. A part turned so far that its
+/// carried map would spread too wide, or scaled, gets a map built from its triangles, which
+/// becomes a base; a planner turning or scaling a part again and again would otherwise add
+/// bases without end. Beyond this many the oldest goes: a later placement near it builds
+/// again (the same answers: any map holds its part).
+pub(crate) const MAX_BASES: usize = 8;
+
+/// A map built from geometry and kept as a base ([`Cache::bases`]).
+#[derive(Debug)]
+pub(crate) struct BaseMap {
+    /// The mesh (kept alive: the key names it by address).
+    pub _mesh: Arc<Mesh>,
+    /// The placement's translation when the map was built.
+    pub at: glam::DVec3,
+    /// The map.
+    pub map: Arc<CoarseMap>,
+    /// Its place among the bases made ([`Cache::bases_made`]): the oldest go first.
+    pub made: u64,
+}
+
+impl Cache {
+    /// Keeps `map`, built from `mesh` at translation `at`, as the base of `key`, dropping the
+    /// oldest bases of the same mesh and solid beyond [`MAX_BASES`].
+    pub(crate) fn add_base(
+        &mut self,
+        key: BaseKey,
+        mesh: Arc<Mesh>,
+        at: glam::DVec3,
+        map: Arc<CoarseMap>,
+    ) {
+        let made = self.bases_made;
+        self.bases_made += 1;
+        self.bases.insert(
+            key,
+            BaseMap {
+                _mesh: mesh,
+                at,
+                map,
+                made,
+            },
+        );
+        let same = |k: &BaseKey| k.0 == key.0 && k.2 == key.2;
+        while self.bases.keys().filter(|k| same(k)).count() > MAX_BASES {
+            let oldest = self
+                .bases
+                .iter()
+                .filter(|(k, _)| same(k))
+                .min_by_key(|(_, b)| b.made)
+                .map(|(k, _)| *k);
+            match oldest {
+                Some(k) => self.bases.remove(&k),
+                None => break,
+            };
+        }
+    }
+}
+
 /// A check that remembers what it found (module docs), on the CPU ([`Checker::check`]) or
 /// on a GPU context ([`Checker::check_on_gpu`]); switching between them starts afresh.
 #[derive(Debug)]
@@ -251,5 +311,68 @@ impl Checker {
         }
         report.adapter = Some(ctx.adapter_name());
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::mesh::shapes::{cuboid, uv_sphere};
+    use crate::mesh::Units;
+    use glam::{DMat4, DVec3, Vec3};
+
+    /// A part scaled again and again gets a map built at each scale, each kept as a base: a
+    /// checker keeps at most `MAX_BASES` of its mesh, the newest, and still reports what a
+    /// fresh check does.
+    #[test]
+    fn a_part_scaled_again_and_again_keeps_a_bounded_number_of_bases() {
+        let mut scene = Scene::new();
+        let bar = Arc::new(cuboid(Vec3::ZERO, Vec3::new(10.0, 1.0, 1.0)));
+        scene
+            .add("bar", bar.clone(), Units::Unknown, DMat4::IDENTITY)
+            .unwrap();
+        // Its box meets the bar's at a corner; the ball itself stays clear of the bar.
+        let ball = Arc::new(uv_sphere(Vec3::ZERO, 1.0, 32, 16));
+        scene
+            .add(
+                "ball",
+                ball,
+                Units::Unknown,
+                DMat4::from_translation(DVec3::new(10.9, 1.9, 0.5)),
+            )
+            .unwrap();
+        let opts = CheckOptions::default();
+        let mut checker = Checker::new(opts.clone());
+        checker.check(&scene).unwrap();
+        let key = Arc::as_ptr(&bar) as usize;
+        let of_bar = |c: &Checker| c.cache.bases.keys().filter(|k| k.0 == key).count();
+        assert_eq!(
+            of_bar(&checker),
+            1,
+            "the first check keeps the bar's map as a base"
+        );
+        for k in 1..=20 {
+            let m = DMat4::from_scale(DVec3::splat(1.0 + 0.001 * f64::from(k)));
+            scene.set_transform(0, m).unwrap();
+            let inc = checker.check(&scene).unwrap();
+            let fresh = crate::check::check(&scene, &opts).unwrap();
+            assert_eq!(inc.pairs, fresh.pairs, "scale step {k}");
+            assert!(inc.stats.coarse_maps > 0, "step {k}: {:?}", inc.stats);
+            assert!(
+                of_bar(&checker) <= MAX_BASES,
+                "step {k}: {}",
+                of_bar(&checker)
+            );
+        }
+        assert_eq!(of_bar(&checker), MAX_BASES);
+        // The newest are kept: the last scale's base is there.
+        let newest = checker.cache.bases.values().map(|b| b.made).max().unwrap();
+        assert_eq!(newest + 1, checker.cache.bases_made);
+        let last = super::super::run::base_key(&scene.objects[0], false);
+        let solid = super::super::run::base_key(&scene.objects[0], true);
+        assert!(
+            checker.cache.bases.contains_key(&last) || checker.cache.bases.contains_key(&solid)
+        );
     }
 }

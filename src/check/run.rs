@@ -1278,8 +1278,8 @@ fn coarse_cells(
                 let obj = &scene.objects[o];
                 let solid = need[o].1 || obj.is_closed();
                 let key = base_key(obj, solid);
-                if let Some((_, t0, base)) = c.bases.get(&key) {
-                    return Some((o, Reuse::Move(*t0, base.clone())));
+                if let Some(b) = c.bases.get(&key) {
+                    return Some((o, Reuse::Move(b.at, b.map.clone())));
                 }
                 nearest_turn(c, obj, solid).map(|(rel, base)| (o, Reuse::Turn(rel, base)))
             })
@@ -1502,13 +1502,11 @@ fn record(
         Some(c) => {
             c.maps.insert(obj.version(), m.clone());
             if matches!(how, Made::Built) {
-                c.bases.insert(
+                c.add_base(
                     base_key(obj, m.has_solid()),
-                    (
-                        obj.mesh.clone(),
-                        obj.world_from_object().w_axis.truncate(),
-                        m.clone(),
-                    ),
+                    obj.mesh.clone(),
+                    obj.world_from_object().w_axis.truncate(),
+                    m.clone(),
                 );
             }
         }
@@ -1537,16 +1535,16 @@ fn nearest_turn(
         .bases
         .iter()
         .filter(|(k, _)| k.0 == mesh && k.2 == solid)
-        .filter_map(|(k, (_, t0, base))| {
+        .filter_map(|(k, b)| {
             let l = glam::DMat3::from_cols_array(&k.1.map(f64::from_bits));
-            let from = glam::DMat4::from_mat3_translation(l, *t0);
+            let from = glam::DMat4::from_mat3_translation(l, b.at);
             let rel = to * from.inverse();
             let r = glam::DMat3::from_mat4(rel);
             let ortho = (r.transpose() * r - glam::DMat3::IDENTITY).to_cols_array();
             ortho.iter().all(|e| e.abs() < 1e-9).then_some((
                 r.x_axis.x + r.y_axis.y + r.z_axis.z,
                 rel,
-                base,
+                &b.map,
             ))
         })
         .max_by(|a, b| a.0.total_cmp(&b.0))
@@ -1554,7 +1552,7 @@ fn nearest_turn(
 }
 
 /// The key of an object's base coarse map (see `Cache::bases`).
-fn base_key(o: &Object, solid: bool) -> super::incremental::BaseKey {
+pub(crate) fn base_key(o: &Object, solid: bool) -> super::incremental::BaseKey {
     let m = o.world_from_object();
     let l = [m.x_axis, m.y_axis, m.z_axis].map(|c| c.truncate().to_array());
     let bits = [
