@@ -34,8 +34,8 @@ pub(crate) struct Cache {
     pub maps: HashMap<u64, Arc<CoarseMap>>,
     /// Maps built from geometry, per mesh, linear part of the placement and solid: a part
     /// that only moved is given its base map moved (`CoarseMap::translated`), a part turned
-    /// rigidly one carried by the motion (`CoarseMap::turned`), instead of a new one. At most
-    /// [`MAX_BASES`] per mesh and solid ([`Cache::add_base`]).
+    /// rigidly one carried by the motion (`CoarseMap::turned`), instead of a new one. Of those
+    /// no current part uses, at most [`MAX_BASES`] per mesh and solid ([`Cache::add_base`]).
     pub bases: HashMap<BaseKey, BaseMap>,
     /// Bases made so far (their [`BaseMap::made`]).
     pub bases_made: u64,
@@ -192,21 +192,16 @@ impl Cache {
             },
         );
         // Bases of the mesh and solid that no current part's map is (only the base holds
-        // it): those the bound counts.
-        let unused = |k: &BaseKey, b: &BaseMap| {
-            k.0 == key.0 && k.2 == key.2 && Arc::strong_count(&b.map) == 1
-        };
-        while self.bases.iter().filter(|(k, b)| unused(k, b)).count() > MAX_BASES {
-            let oldest = self
-                .bases
-                .iter()
-                .filter(|(k, b)| unused(k, b))
-                .min_by_key(|(_, b)| b.made)
-                .map(|(k, _)| *k);
-            match oldest {
-                Some(k) => self.bases.remove(&k),
-                None => break,
-            };
+        // it), newest first: those past the bound go.
+        let mut unused: Vec<(u64, BaseKey)> = self
+            .bases
+            .iter()
+            .filter(|(k, b)| k.0 == key.0 && k.2 == key.2 && Arc::strong_count(&b.map) == 1)
+            .map(|(k, b)| (b.made, *k))
+            .collect();
+        unused.sort_unstable_by_key(|b| std::cmp::Reverse(b.0));
+        for (_, k) in unused.iter().skip(MAX_BASES) {
+            self.bases.remove(k);
         }
     }
 }
