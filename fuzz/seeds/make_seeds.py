@@ -177,6 +177,54 @@ SEEDS = [
                                                              gltf().encode(), glb()])),
 ]
 
+
+def check_input(setup, meshes, objects, options, moves):
+    """fuzz_check's bytes (ldiclash_fuzz::check_geometry): the setup byte, each mesh's bytes,
+    each object's mesh index and placement, the options byte, the moves."""
+    out = bytes([setup]) + b"".join(meshes)
+    for mesh, place in objects:
+        out += bytes([mesh]) + place
+    out += bytes([options, len(moves) - 1 if moves else 0])
+    for obj, place in moves:
+        out += bytes([obj]) + place
+    return out
+
+
+def c(*v):
+    """Coordinates in sixteenths (fuzz_check's grid), as signed bytes."""
+    return bytes(x & 0xFF for x in v)
+
+
+def place(flags=0, axis=(0, 0, 16), angle=0, t=(0, 0, 0)):
+    return bytes([flags]) + c(*axis) + bytes([angle]) + c(*t)
+
+
+SPHERE = bytes([1]) + c(0, 0, 0) + bytes([15, 10, 4])
+BOX4 = bytes([0]) + c(-32, -32, -32) + c(32, 32, 32)
+BOX1 = bytes([0]) + c(-8, -8, -8) + c(8, 8, 8)
+CUBE = bytes([0]) + c(0, 0, 0) + c(16, 16, 16)
+TORUS = bytes([3]) + c(0, 0, 0) + bytes([15, 5, 9, 5])
+SHAFT = bytes([2]) + c(0, 0, 0) + c(-24) + bytes([3, 47, 9])
+SOUP = bytes([4, 3]) + c(0, 0, 0, 16, 0, 0, 0, 16, 0, 0, 0, 16, 8, 8, 8, -8, 4, 2) + bytes([7]) + \
+    bytes([0, 1, 2, 0, 2, 3, 0, 3, 1, 1, 3, 2, 4, 5, 1, 5, 4, 4, 2, 4, 5])
+SEEDS += [
+    ("fuzz_check", "spheres_overlapping.bin", check_input(
+        0, [SPHERE], [(0, place()), (0, place(t=(16, 0, 0)))], 8,
+        [(1, place(2, (0, 16, 0), 20, (8, 4, 0)))])),
+    ("fuzz_check", "box_in_box.bin", check_input(
+        1, [BOX4, BOX1], [(0, place()), (1, place(t=(4, 0, 0)))], 5, [(1, place(t=(40, 0, 0)))])),
+    ("fuzz_check", "cubes_touching.bin", check_input(
+        0, [CUBE], [(0, place()), (0, place(t=(16, 0, 0)))], 12, [(1, place(t=(16, 1, 0)))])),
+    ("fuzz_check", "copies_of_a_pair.bin", check_input(
+        10, [TORUS, SHAFT],
+        [(0, place()), (1, place()), (0, place(1, (16, 0, 0), 0, (64, 0, 0))),
+         (1, place(1, (16, 0, 0), 0, (64, 0, 0))), (0, place(0x80, t=(0, 64, 0)))], 42,
+        [(2, place(1, (16, 0, 0), 0, (64, 2, 0))), (3, place(5, (0, 0, 16), 0, (60, 0, 0)))])),
+    ("fuzz_check", "soups.bin", check_input(
+        0, [SOUP], [(0, place()), (0, place(2, (5, 3, 16), 77, (4, 2, 1)))], 3,
+        [(0, place(8, t=(2, 2, 2)))])),
+]
+
 wanted = set(sys.argv[1:])
 for target, name, data in SEEDS:
     if not wanted or target in wanted:

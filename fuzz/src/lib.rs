@@ -330,3 +330,206 @@ pub fn widget_load(data: &[u8]) {
         assert!(!e.message.is_empty() && !e.file.is_empty());
     }
 }
+
+/// Reads the fuzzer's bytes as small numbers, zeros once they run out.
+struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    fn u8(&mut self) -> u8 {
+        match self.0.split_first() {
+            Some((&b, rest)) => {
+                self.0 = rest;
+                b
+            }
+            None => 0,
+        }
+    }
+
+    /// A coordinate on a grid of 1/16 in [-8, 8).
+    fn coord(&mut self) -> f32 {
+        f32::from(self.u8() as i8) / 16.0
+    }
+
+    fn point(&mut self) -> glam::Vec3 {
+        glam::Vec3::new(self.coord(), self.coord(), self.coord())
+    }
+
+    /// A placement: a turn (none, a quarter turn about an axis, or any angle about an axis
+    /// from the bytes), a uniform scale (sometimes), a mirror (sometimes), a translation.
+    fn placement(&mut self) -> DMat4 {
+        let flags = self.u8();
+        let axis = glam::DVec3::new(
+            f64::from(self.u8() as i8),
+            f64::from(self.u8() as i8),
+            f64::from(self.u8() as i8),
+        )
+        .try_normalize()
+        .unwrap_or(glam::DVec3::Z);
+        let angle = f64::from(self.u8()) * std::f64::consts::TAU / 256.0;
+        let turn = match flags % 3 {
+            0 => glam::DQuat::IDENTITY,
+            1 => glam::DQuat::from_axis_angle(axis, std::f64::consts::FRAC_PI_2),
+            _ => glam::DQuat::from_axis_angle(axis, angle),
+        };
+        let scale = match (flags / 3) % 4 {
+            0 | 1 => 1.0,
+            2 => 0.25,
+            _ => 3.0,
+        };
+        let mirror = if flags & 0x80 != 0 {
+            glam::DVec3::new(-1.0, 1.0, 1.0)
+        } else {
+            glam::DVec3::ONE
+        };
+        let t = self.point().as_dvec3();
+        DMat4::from_scale_rotation_translation(mirror * scale, turn, t)
+    }
+}
+
+/// One mesh from the bytes: a box (flat or not), a sphere, a cylinder, a torus, or a soup of
+/// up to 24 triangles on a coarse grid (open, folded, degenerate, self-intersecting).
+fn fuzz_mesh(r: &mut Bytes) -> ldiclash::mesh::Mesh {
+    use ldiclash::mesh::shapes::{cuboid, cylinder, torus, uv_sphere};
+    let size = |r: &mut Bytes| f32::from(1 + r.u8() % 64) / 16.0;
+    match r.u8() % 6 {
+        0 => {
+            let (a, b) = (r.point(), r.point());
+            cuboid(a.min(b), a.max(b))
+        }
+        1 => uv_sphere(
+            r.point(),
+            size(r),
+            3 + u32::from(r.u8() % 14),
+            2 + u32::from(r.u8() % 8),
+        ),
+        2 => {
+            let c = r.point();
+            let z0 = r.coord();
+            cylinder(c, size(r), z0, z0 + size(r), 3 + u32::from(r.u8() % 14), 1)
+        }
+        3 => {
+            let c = r.point();
+            let major = size(r);
+            torus(
+                c,
+                major,
+                major * f32::from(1 + r.u8() % 15) / 16.0,
+                3 + u32::from(r.u8() % 14),
+                3 + u32::from(r.u8() % 8),
+            )
+        }
+        _ => {
+            let vertices = 3 + usize::from(r.u8() % 14);
+            let positions: Vec<glam::Vec3> = (0..vertices).map(|_| r.point()).collect();
+            let count = 1 + usize::from(r.u8() % 24);
+            let triangles: Vec<[u32; 3]> = (0..count)
+                .map(|_| [0; 3].map(|_| u32::from(r.u8()) % vertices as u32))
+                .collect();
+            ldiclash::mesh::Mesh::new(positions, triangles)
+        }
+    }
+}
+
+/// Both broad phases on one scene give the same report (fuzz_check; `tests/broad_phase.rs`
+/// asserts the same on chosen scenes): the same pairs in the same order with the same kinds,
+/// pixels, depths, axes and pixel sizes, volumes equal to 1e-9, the same self-collisions.
+fn same_reports(ldi: &Report, boxes: &Report) {
+    let names = |r: &Report| -> Vec<(String, String, &'static str)> {
+        r.pairs
+            .iter()
+            .map(|p| (p.a.clone(), p.b.clone(), p.kind.name()))
+            .collect()
+    };
+    assert_eq!(names(ldi), names(boxes), "pairs: ldi vs boxes");
+    for (p, q) in ldi.pairs.iter().zip(&boxes.pairs) {
+        let w = format!("{}/{}", q.a, q.b);
+        assert_eq!(p.pixels, q.pixels, "{w}: pixels");
+        assert_eq!(p.depth, q.depth, "{w}: depth");
+        assert_eq!(p.axes, q.axes, "{w}: axes");
+        assert_eq!(p.pixel_size, q.pixel_size, "{w}: pixel size");
+        if let (Some(v), Some(u)) = (p.volume, q.volume) {
+            assert!(
+                (v - u).abs() <= 1e-9 * u.abs().max(1e-300),
+                "{w}: volume {v} vs {u}"
+            );
+        }
+    }
+    assert_eq!(
+        ldi.self_collisions, boxes.self_collisions,
+        "self-collisions"
+    );
+}
+
+/// The check on any geometry (fuzz_check): two to five placements of one to three meshes from
+/// the bytes (boxes, spheres, cylinders, tori, triangle soups; turned, scaled, mirrored,
+/// nested, touching, apart), a mode (auto, volume, surface, exact), a resolution of 8 to 64
+/// pixels, auto or given axes. The check succeeds; the LDI broad phase gives the report of the
+/// whole-region one (no colliding pair lost, nothing changed); a `Checker`'s first check and its
+/// re-checks after one or two parts move equal fresh checks of the same scene.
+pub fn check_geometry(data: &[u8]) {
+    use ldiclash::check::{check, Axes, BroadPhase, CheckOptions, Checker, Mode};
+    use ldiclash::ldi::Axis;
+    let mut r = Bytes(data);
+    let setup = r.u8();
+    let meshes: Vec<std::sync::Arc<ldiclash::mesh::Mesh>> = (0..1 + setup % 3)
+        .map(|_| std::sync::Arc::new(fuzz_mesh(&mut r)))
+        .collect();
+    let mut scene = Scene::new();
+    for k in 0..2 + (setup / 3) % 4 {
+        let mesh = meshes[usize::from(r.u8()) % meshes.len()].clone();
+        let placement = r.placement();
+        // A mesh without triangles, or a placement the scene refuses, is an error with a
+        // message; the rest of the scene is checked.
+        if let Err(e) = scene.add(&format!("o{k}"), mesh, Units::Unknown, placement) {
+            assert!(!e.to_string().is_empty());
+        }
+    }
+    if scene.objects.len() < 2 {
+        return;
+    }
+    let options = r.u8();
+    let opts = CheckOptions {
+        mode: [Mode::Auto, Mode::Volume, Mode::Surface, Mode::Exact][usize::from(options % 4)],
+        resolution: [8, 16, 32, 64][usize::from((options / 4) % 4)],
+        axes: match (options / 16) % 4 {
+            0 | 1 => Axes::Auto,
+            2 => Axes::List(vec![Axis::X, Axis::Y, Axis::Z]),
+            _ => Axes::List(vec![Axis::Z]),
+        },
+        self_check: options & 0x40 == 0,
+        ..CheckOptions::default()
+    };
+    let with = |broad_phase| CheckOptions {
+        broad_phase,
+        ..opts.clone()
+    };
+    let ldi = check(&scene, &with(BroadPhase::Ldi)).unwrap_or_else(|e| panic!("check: {e}"));
+    let boxes =
+        check(&scene, &with(BroadPhase::Boxes)).unwrap_or_else(|e| panic!("check (boxes): {e}"));
+    same_reports(&ldi, &boxes);
+    let mut checker = Checker::new(opts.clone());
+    let first = checker
+        .check(&scene)
+        .unwrap_or_else(|e| panic!("checker: {e}"));
+    assert_eq!(first.pairs, ldi.pairs, "a checker's first check");
+    assert_eq!(first.self_collisions, ldi.self_collisions);
+    for step in 0..1 + r.u8() % 2 {
+        let k = usize::from(r.u8()) % scene.objects.len();
+        let placement = r.placement();
+        if scene.set_transform(k, placement).is_err() {
+            continue;
+        }
+        let again = checker
+            .check(&scene)
+            .unwrap_or_else(|e| panic!("re-check {step}: {e}"));
+        let fresh = check(&scene, &opts).unwrap_or_else(|e| panic!("check {step}: {e}"));
+        assert_eq!(
+            again.pairs, fresh.pairs,
+            "re-check {step} after moving o{k}"
+        );
+        assert_eq!(
+            again.self_collisions, fresh.self_collisions,
+            "re-check {step}"
+        );
+    }
+}

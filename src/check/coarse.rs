@@ -55,8 +55,27 @@ const MAX_COLUMNS: f64 = (1u32 << 16) as f64;
 /// scenes, docs/benchmarks-history.md).
 const MARGIN_CELLS: f64 = 1.0;
 
+/// The most lattice cells an object's whole margin ([`margin`]: half its contact tolerance,
+/// and the slack) spans: [`CoarseMap::build`] coarsens its lattice to stay within, so that a
+/// triangle marks at most about 81 columns. The default margin (half a pixel of the part's
+/// longest edge) spans a fraction of a cell, unless a part is far longer along z than across:
+/// its lattice is set by its x and y extents, its margin by its longest edge (a pin 100 times
+/// as tall as wide at 64 pixels, a line of degenerate triangles). A margin of a few cells is
+/// worth its columns: a small part's pair-scale maps beside a large part (whose margin the
+/// large part's size sets) separate more pairs on the finer lattice (1 cell instead of 4 left
+/// `one_shot_checks_separate_deferred_pairs_on_pair_scale_maps` with 21 separated pairs of
+/// 160; the exact proofs took the rest).
+const MAX_MARGIN_CELLS: f64 = 4.0;
+
 /// The coarsest lattice level (cell side `2^MAX_LEVEL`, beyond any finite `f32` box).
 const MAX_LEVEL: i32 = 1000;
+
+/// Lattice indices a map is moved or turned to stay below (in magnitude): beyond, `floor` to
+/// `i64` would saturate and the index arithmetic overflow (a point-sized part, whose cells
+/// are as small as its rounding slack, moved by a metre: found by `fuzz_check`). Such a map
+/// is not carried ([`CoarseMap::translated`], [`CoarseMap::turned`] give `None`); the caller
+/// builds it anew.
+const MAX_CELL_INDEX: f64 = (1u64 << 52) as f64;
 
 /// One object's coarse occupancy: merged depth spans per lattice column (columns along z).
 #[derive(Debug, Clone, PartialEq)]
@@ -189,11 +208,15 @@ impl CoarseMap {
         }
         // A lattice too fine for the footprint grown by its margin (a margin far wider than
         // the cells: a part placed at a scale far beyond the others') would need more than
-        // `MAX_COLUMNS` columns, and one finer than the margin the user asked for
-        // (`MARGIN_CELLS`) would mark many columns per triangle: the map is made on the first
-        // coarser lattice that needs neither. It stays conservative (a coarser cell covers the
-        // finer ones, the margin only grows with `h`), and meeting cells are found on the finer
-        // of two lattices anyway. Without a clearance or ε the second bound asks nothing.
+        // `MAX_COLUMNS` columns, and one finer than the margin (`MARGIN_CELLS`) would mark
+        // many columns per triangle: the map is made on the first coarser lattice that needs
+        // neither. It stays conservative (a coarser cell covers the finer ones, the margin
+        // only grows with `h`), and meeting cells are found on the finer of two lattices
+        // anyway. The margin outgrows the cells where the user asked for a wide one (ε, a
+        // clearance: `MARGIN_CELLS`), and where a part is far longer along z than across
+        // (`MAX_MARGIN_CELLS`: a pin 100 times as tall as wide at 64 pixels marked a thousand
+        // columns per triangle, 17 ms for a pair of 64-triangle pins against 0.6 ms lying
+        // along x; found by `fuzz_check`).
         let asked = reach.epsilon.unwrap_or(0.0).max(reach.clearance) / 2.0;
         let (level, h, m) = (level..=MAX_LEVEL)
             .map(|l| {
@@ -203,6 +226,7 @@ impl CoarseMap {
             .find(|&(_, h, m)| {
                 let cols = |lo: f64, hi: f64| ((hi + m) / h).floor() - ((lo - m) / h).floor() + 1.0;
                 asked <= MARGIN_CELLS * h
+                    && m <= MAX_MARGIN_CELLS * h
                     && cols(fmin.x, fmax.x) * cols(fmin.y, fmax.y) <= MAX_COLUMNS
             })
             .ok_or(crate::ldi::ViewError::NonFinite)?;
@@ -442,9 +466,15 @@ impl CoarseMap {
     /// columns it overlaps after the move, shifted by `d.z` and grown by `slack` (world
     /// units: the f32 rounding of the moved positions and the growth of the margin's
     /// `scale · 1e-6` term), so the map stays conservative (one column coarser at most).
-    pub fn translated(&self, d: DVec3, slack: f64) -> CoarseMap {
+    /// `None` when the move is not finite or takes the map's lattice indices beyond
+    /// [`MAX_CELL_INDEX`].
+    pub fn translated(&self, d: DVec3, slack: f64) -> Option<CoarseMap> {
         let h = self.h;
         let (sx, sy) = (d.x / h, d.y / h);
+        let near = |v: f64| v.abs() < MAX_CELL_INDEX;
+        if !(near(sx) && near(sy) && near(self.ix0 as f64 + sx) && near(self.iy0 as f64 + sy)) {
+            return None;
+        }
         // New column j overlaps old columns floor(j - s) ..= floor(j + 1 - s).
         let jx0 = floor(self.ix0 as f64 + sx) as i64;
         let jy0 = floor(self.iy0 as f64 + sy) as i64;
@@ -503,7 +533,7 @@ impl CoarseMap {
                 offsets.push(spans.len() as u32);
             }
         }
-        CoarseMap {
+        Some(CoarseMap {
             level: self.level,
             h,
             ix0: jx0,
@@ -514,7 +544,7 @@ impl CoarseMap {
             spans,
             solid: self.solid,
             margin: self.margin,
-        }
+        })
     }
 
     /// This map carried by the rigid motion `rel` (an isometry: its linear part orthogonal)
@@ -528,6 +558,7 @@ impl CoarseMap {
     /// the carried one every point within `self.margin` of the carried object in Euclidean
     /// distance, and so within `self.margin / √3` in L∞; the boxes are grown by the rest of
     /// `margin` and by `slack` (the rounding of the carried corners and of `f32` depths).
+    /// `None` too when a carried box reaches lattice indices beyond [`MAX_CELL_INDEX`].
     pub fn turned(&self, rel: &glam::DMat4, margin: f64, slack: f64) -> Option<CoarseMap> {
         let l = glam::DMat3::from_mat4(*rel);
         let ortho = l.transpose() * l;
@@ -559,6 +590,11 @@ impl CoarseMap {
                     let c = l * centre + t;
                     let e = abs * half + DVec3::splat(grow);
                     let (lo, hi) = (c - e, c + e);
+                    let reach = lo.x.abs().max(hi.x.abs()).max(lo.y.abs()).max(hi.y.abs());
+                    let cells = reach * inv_h;
+                    if !cells.is_finite() || cells >= MAX_CELL_INDEX {
+                        return None;
+                    }
                     let cols = [idx(lo.x), idx(hi.x), idx(lo.y), idx(hi.y)];
                     x0 = x0.min(cols[0]);
                     x1 = x1.max(cols[1]);
@@ -981,7 +1017,9 @@ mod tests {
                 CoarseMap::build(a, level, true, &REACH, None).unwrap_or_else(|e| panic!("{e}"));
             let fresh =
                 CoarseMap::build(b, level, true, &REACH, None).unwrap_or_else(|e| panic!("{e}"));
-            let moved = base.translated(d, 1e-5);
+            let Some(moved) = base.translated(d, 1e-5) else {
+                panic!("d {d}: not moved");
+            };
             let inside_points = samples(b);
             assert!(inside_points.len() > 5_000, "{}", inside_points.len());
             for p in &inside_points {
@@ -1137,7 +1175,9 @@ mod tests {
                 (DVec3::new(0.0, 0.0, 0.3), 1e-5),
                 (DVec3::new(-3.1, 0.001, -0.2), 0.5),
             ] {
-                let moved = base.translated(d, slack);
+                let Some(moved) = base.translated(d, slack) else {
+                    panic!("d {d}: not moved");
+                };
                 let (ix0, iy0, offsets, spans) = translated_by_sorting(&base, d, slack);
                 assert_eq!((moved.ix0, moved.iy0), (ix0, iy0), "d {d}");
                 assert_eq!((moved.nx, moved.ny), (base.nx + 1, base.ny + 1), "d {d}");

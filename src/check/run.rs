@@ -1356,7 +1356,10 @@ fn coarse_cells(
                     match how {
                         Reuse::Move(t0, base) => {
                             let t = obj.world_from_object().w_axis.truncate();
-                            Ok((*o, Made::Moved, base.translated(t - *t0, slack_of(obj))))
+                            match base.translated(t - *t0, slack_of(obj)) {
+                                Some(map) => Ok((*o, Made::Moved, map)),
+                                None => Ok((*o, Made::Built, build(*o)?)),
+                            }
                         }
                         Reuse::Turn(rel, base) => turn(*o, rel, base).map(|(how, m)| (*o, how, m)),
                     }
