@@ -63,8 +63,8 @@ const MARGIN_CELLS: f64 = 1.0;
 /// as tall as wide at 64 pixels, a line of degenerate triangles). A margin of a few cells is
 /// worth its columns: a small part's pair-scale maps beside a large part (whose margin the
 /// large part's size sets) separate more pairs on the finer lattice (1 cell instead of 4 left
-/// `one_shot_checks_separate_deferred_pairs_on_pair_scale_maps` with 21 separated pairs of
-/// 160; the exact proofs took the rest).
+/// 21 pairs of `one_shot_checks_separate_deferred_pairs_on_pair_scale_maps` separated by their
+/// maps instead of more than 50; the exact proofs took the others).
 const MAX_MARGIN_CELLS: f64 = 4.0;
 
 /// The coarsest lattice level (cell side `2^MAX_LEVEL`, beyond any finite `f32` box).
@@ -208,15 +208,15 @@ impl CoarseMap {
         }
         // A lattice too fine for the footprint grown by its margin (a margin far wider than
         // the cells: a part placed at a scale far beyond the others') would need more than
-        // `MAX_COLUMNS` columns, and one finer than the margin (`MARGIN_CELLS`) would mark
-        // many columns per triangle: the map is made on the first coarser lattice that needs
-        // neither. It stays conservative (a coarser cell covers the finer ones, the margin
-        // only grows with `h`), and meeting cells are found on the finer of two lattices
-        // anyway. The margin outgrows the cells where the user asked for a wide one (ε, a
-        // clearance: `MARGIN_CELLS`), and where a part is far longer along z than across
-        // (`MAX_MARGIN_CELLS`: a pin 100 times as tall as wide at 64 pixels marked a thousand
-        // columns per triangle, 17 ms for a pair of 64-triangle pins against 0.6 ms lying
-        // along x; found by `fuzz_check`).
+        // `MAX_COLUMNS` columns, and one much finer than the margin would mark many columns
+        // per triangle: the map is made on the first coarser lattice that needs neither, with
+        // a margin the user asked for (ε, a clearance) of at most `MARGIN_CELLS` cells and the
+        // whole margin of at most `MAX_MARGIN_CELLS` (a part far longer along z than across:
+        // a pin 100 times as tall as wide at 64 pixels marked a thousand columns per triangle,
+        // 17 ms for a pair of 64-triangle pins against 0.6 ms lying along x; found by
+        // `fuzz_check`). It stays conservative (a coarser cell covers the finer ones, the
+        // margin only grows with `h`), and meeting cells are found on the finer of two
+        // lattices anyway.
         let asked = reach.epsilon.unwrap_or(0.0).max(reach.clearance) / 2.0;
         let (level, h, m) = (level..=MAX_LEVEL)
             .map(|l| {
