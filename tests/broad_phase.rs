@@ -3,8 +3,8 @@
 //! overlap) — the same pairs, classes, pixel counts and depths, volumes up to summation order —
 //! on the shared scenes, on small factory halls, on the hard cases (thin parts, touching
 //! parts, a part nested in another, features smaller than a coarse cell, open meshes) and on
-//! random near-contact placements; and an incremental `Checker` gives a fresh check's report
-//! after parts move.
+//! random near-contact placements, with clearances too; and an incremental `Checker` gives a
+//! fresh check's report after parts move.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -16,7 +16,7 @@ use glam::{DMat4, DQuat, DVec3, Vec3};
 use ldiclash::check::{check, Axes, BroadPhase, CheckOptions, Checker, Mode};
 use ldiclash::mesh::shapes::{cuboid, cylinder, uv_sphere};
 use ldiclash::mesh::{Mesh, Units};
-use ldiclash::report::Report;
+use ldiclash::report::{Kind, Report};
 use ldiclash::scene::hall::{gear_cell, robot_cell, Hall, HallDesc};
 use ldiclash::scene::Scene;
 
@@ -52,6 +52,9 @@ fn same_as_boxes(what: &str, scene: &Scene, opts: &CheckOptions) -> Report {
         assert_eq!(p.depth, q.depth, "{w}: depth");
         assert_eq!(p.axes, q.axes, "{w}: axes");
         assert_eq!(p.pixel_size, q.pixel_size, "{w}: pixel size");
+        assert_eq!(p.epsilon, q.epsilon, "{w}: epsilon");
+        assert_eq!(p.distance, q.distance, "{w}: clearance distance");
+        assert_eq!(p.closest, q.closest, "{w}: closest points");
         if let (Some(v), Some(u)) = (p.volume, q.volume) {
             assert!(
                 (v - u).abs() <= 1e-9 * u.abs().max(1e-300),
@@ -79,6 +82,40 @@ fn placed(meshes: Vec<(Mesh, DMat4)>) -> Scene {
             .unwrap_or_else(|e| panic!("{e}"));
     }
     s
+}
+
+/// With a clearance (5% of each scene's largest extent, and a contact tolerance in one run),
+/// the clearance pairs — found by exact distance tests beside the collision checks — are the
+/// same, with the same distances and closest points, on both broad phases.
+#[test]
+fn shared_scenes_give_the_whole_region_reports_with_a_clearance() {
+    let mut clearance_pairs = 0;
+    for dir in [
+        "bunny_pair",
+        "gripper_parts",
+        "kuka_zero_pose",
+        "kuka_folded",
+    ] {
+        let scene = common::load_scene(dir);
+        let b = scene.bounds().unwrap();
+        let size = f64::from((b.max - b.min).max_element());
+        for (mode, epsilon) in [(Mode::Auto, None), (Mode::Surface, Some(size * 1e-3))] {
+            let opts = CheckOptions {
+                mode,
+                epsilon,
+                clearance: Some(size * 0.05),
+                ..CheckOptions::default()
+            };
+            let what = format!("{dir} {mode:?} clearance {:?}", opts.clearance);
+            let r = same_as_boxes(&what, &scene, &opts);
+            clearance_pairs += r.pairs.iter().filter(|p| p.kind == Kind::Clearance).count();
+        }
+    }
+    eprintln!("clearance pairs over the runs: {clearance_pairs}");
+    assert!(
+        clearance_pairs > 0,
+        "no clearance pair: the test would prove nothing"
+    );
 }
 
 #[test]

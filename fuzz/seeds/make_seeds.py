@@ -178,13 +178,18 @@ SEEDS = [
 ]
 
 
-def check_input(setup, meshes, objects, options, moves):
+def check_input(setup, meshes, objects, options, moves, extras=None):
     """fuzz_check's bytes (ldiclash_fuzz::check_geometry): the setup byte, each mesh's bytes,
-    each object's mesh index and placement, the options byte, the moves."""
+    each object's mesh index and placement, the options byte (with bit 0x80 when `extras`, the
+    byte choosing a contact tolerance and a clearance, follows), the moves."""
     out = bytes([setup]) + b"".join(meshes)
     for mesh, place in objects:
         out += bytes([mesh]) + place
-    out += bytes([options, len(moves) - 1 if moves else 0])
+    if extras is None:
+        out += bytes([options])
+    else:
+        out += bytes([options | 0x80, extras])
+    out += bytes([len(moves) - 1 if moves else 0])
     for obj, place in moves:
         out += bytes([obj]) + place
     return out
@@ -220,6 +225,15 @@ SEEDS += [
         [(0, place()), (1, place()), (0, place(1, (16, 0, 0), 0, (64, 0, 0))),
          (1, place(1, (16, 0, 0), 0, (64, 0, 0))), (0, place(0x80, t=(0, 64, 0)))], 42,
         [(2, place(1, (16, 0, 0), 0, (64, 2, 0))), (3, place(5, (0, 0, 16), 0, (60, 0, 0)))])),
+    # Cubes 1/16 apart within a clearance of 1/4 (extras: clearance index 4, ε 1e-3), then
+    # one moved 1/2 away, beyond it. A torus and a shaft through it (a volume pair) with ε 1/16
+    # and a clearance of 1, the shaft moved out to within the clearance, the torus turned.
+    ("fuzz_check", "cubes_within_clearance.bin", check_input(
+        0, [CUBE], [(0, place()), (0, place(t=(17, 0, 0)))], 12, [(1, place(t=(24, 0, 0)))],
+        extras=4 * 4 + 1)),
+    ("fuzz_check", "torus_shaft_clearance.bin", check_input(
+        1, [TORUS, SHAFT], [(0, place()), (1, place(t=(0, 3, 0)))], 1,
+        [(1, place(t=(0, 40, 0))), (0, place(2, (16, 0, 0), 64, (0, 2, 0)))], extras=5 * 4 + 2)),
     ("fuzz_check", "soups.bin", check_input(
         0, [SOUP], [(0, place()), (0, place(2, (5, 3, 16), 77, (4, 2, 1)))], 3,
         [(0, place(8, t=(2, 2, 2)))])),

@@ -432,7 +432,8 @@ fn fuzz_mesh(r: &mut Bytes) -> ldiclash::mesh::Mesh {
 
 /// Both broad phases on one scene give the same report (fuzz_check; `tests/broad_phase.rs`
 /// asserts the same on chosen scenes): the same pairs in the same order with the same kinds,
-/// pixels, depths, axes and pixel sizes, volumes equal to 1e-9, the same self-collisions.
+/// pixels, depths, axes, pixel sizes, tolerances and clearance distances and points, volumes
+/// equal to 1e-9, the same self-collisions.
 fn same_reports(ldi: &Report, boxes: &Report) {
     let names = |r: &Report| -> Vec<(String, String, &'static str)> {
         r.pairs
@@ -447,6 +448,9 @@ fn same_reports(ldi: &Report, boxes: &Report) {
         assert_eq!(p.depth, q.depth, "{w}: depth");
         assert_eq!(p.axes, q.axes, "{w}: axes");
         assert_eq!(p.pixel_size, q.pixel_size, "{w}: pixel size");
+        assert_eq!(p.epsilon, q.epsilon, "{w}: epsilon");
+        assert_eq!(p.distance, q.distance, "{w}: clearance distance");
+        assert_eq!(p.closest, q.closest, "{w}: closest points");
         if let (Some(v), Some(u)) = (p.volume, q.volume) {
             assert!(
                 (v - u).abs() <= 1e-9 * u.abs().max(1e-300),
@@ -463,7 +467,8 @@ fn same_reports(ldi: &Report, boxes: &Report) {
 /// The check on any geometry (fuzz_check): two to five placements of one to three meshes from
 /// the bytes (boxes, spheres, cylinders, tori, triangle soups; turned, scaled, mirrored,
 /// nested, touching, apart), a mode (auto, volume, surface, exact), a resolution of 8 to 64
-/// pixels, auto or given axes. The check succeeds; the LDI broad phase gives the report of the
+/// pixels, auto or given axes, sometimes a contact tolerance (ε) and a clearance. The check
+/// succeeds; the LDI broad phase gives the report of the
 /// whole-region one (no colliding pair lost, nothing changed); a `Checker`'s first check and its
 /// re-checks after one or two parts move equal fresh checks of the same scene.
 pub fn check_geometry(data: &[u8]) {
@@ -488,6 +493,26 @@ pub fn check_geometry(data: &[u8]) {
         return;
     }
     let options = r.u8();
+    // Bit 0x80: a byte follows that asks for a contact tolerance and a clearance (inputs
+    // without it, the seeds among them, read as before it existed).
+    let (epsilon, clearance) = if options & 0x80 != 0 {
+        let extras = r.u8();
+        (
+            [None, Some(1e-3), Some(1.0 / 16.0), Some(0.5)][usize::from(extras % 4)],
+            [
+                None,
+                None,
+                Some(1.0 / 64.0),
+                Some(1.0 / 16.0),
+                Some(0.25),
+                Some(1.0),
+                Some(4.0),
+                Some(16.0),
+            ][usize::from((extras / 4) % 8)],
+        )
+    } else {
+        (None, None)
+    };
     let opts = CheckOptions {
         mode: [Mode::Auto, Mode::Volume, Mode::Surface, Mode::Exact][usize::from(options % 4)],
         resolution: [8, 16, 32, 64][usize::from((options / 4) % 4)],
@@ -497,8 +522,20 @@ pub fn check_geometry(data: &[u8]) {
             _ => Axes::List(vec![Axis::Z]),
         },
         self_check: options & 0x40 == 0,
+        epsilon,
+        clearance,
         ..CheckOptions::default()
     };
+    if opts.clearance.is_some() && opts.mode == Mode::Exact {
+        // Refused with a message, on both broad phases and by a checker.
+        let refused = |r: Result<Report, _>| match r {
+            Err(ldiclash::check::CheckError::ClearanceMode(_)) => {}
+            other => panic!("a clearance in exact mode: {other:?}"),
+        };
+        refused(check(&scene, &opts));
+        refused(Checker::new(opts.clone()).check(&scene));
+        return;
+    }
     let with = |broad_phase| CheckOptions {
         broad_phase,
         ..opts.clone()
