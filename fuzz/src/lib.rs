@@ -468,9 +468,10 @@ fn same_reports(ldi: &Report, boxes: &Report) {
 /// the bytes (boxes, spheres, cylinders, tori, triangle soups; turned, scaled, mirrored,
 /// nested, touching, apart), a mode (auto, volume, surface, exact), a resolution of 8 to 64
 /// pixels, auto or given axes, sometimes a contact tolerance (ε) and a clearance. The check
-/// succeeds; the LDI broad phase gives the report of the
-/// whole-region one (no colliding pair lost, nothing changed); a `Checker`'s first check and its
-/// re-checks after one or two parts move equal fresh checks of the same scene.
+/// succeeds (a clearance in exact mode is refused, by `check` and a `Checker` alike); the LDI
+/// broad phase gives the report of the whole-region one (no colliding pair lost, nothing
+/// changed); a `Checker`'s first check and its re-checks after one or two parts move equal
+/// fresh checks of the same scene.
 pub fn check_geometry(data: &[u8]) {
     use ldiclash::check::{check, Axes, BroadPhase, CheckOptions, Checker, Mode};
     use ldiclash::ldi::Axis;
