@@ -10,16 +10,19 @@
 # part moved; the CPU's whole check and re-check in the same process), as a page or a planning
 # tool on that GPU would see them.
 #
-#   scripts/bench-gpu-checks.sh [--runs N] [--bin BIN] [--base BIN] [--recheck BIN] [SCENE.json ...]
+#   scripts/bench-gpu-checks.sh [--runs N] [--bin BIN] [--base BIN] [--recheck BIN] [--gears] [SCENE.json ...]
 #
 # --bin: the binary to measure (default target/release/ldiclash, built first);
 # --base: an older binary measured in the same run (GPU only), e.g. a build of another commit;
 # --recheck: the gpu_recheck example (default target/release/examples/gpu_recheck, built
 # first when --bin is not given; `--recheck ""` leaves the second table out).
-# Without scenes: the two halls and the shared scenes of tests/data.
+# --gears: also the gear halls (`ldiclash hall --cell gears`, 7 × 4 and 12 × 12 cells: 3.1 M and
+# 15.8 M triangles, as `HALL_CELL=gears cargo bench --bench hall` makes them).
+# Without scenes: the two halls (and with --gears the gear halls) and the shared scenes of
+# tests/data.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=3 bin="" base="" recheck=target/release/examples/gpu_recheck
+runs=3 bin="" base="" recheck=target/release/examples/gpu_recheck gears=
 scenes=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -27,7 +30,8 @@ while [[ $# -gt 0 ]]; do
     --bin) bin="$2"; shift 2 ;;
     --base) base="$2"; shift 2 ;;
     --recheck) recheck="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --gears) gears=1; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) scenes+=("$1"); shift ;;
   esac
 done
@@ -40,6 +44,13 @@ if [[ ${#scenes[@]} -eq 0 ]]; then
   [[ -f $out/hall-3m/scene.json ]] || "$bin" hall --out $out/hall-3m >/dev/null
   [[ -f $out/hall-16m/scene.json ]] || "$bin" hall --out $out/hall-16m --cols 13 --rows 12 >/dev/null
   scenes=($out/hall-3m/scene.json $out/hall-16m/scene.json)
+  if [[ -n "$gears" ]]; then
+    [[ -f $out/hall-gears-3m/scene.json ]] ||
+      "$bin" hall --cell gears --cols 7 --rows 4 --seed 1 --out $out/hall-gears-3m >/dev/null
+    [[ -f $out/hall-gears-15m/scene.json ]] ||
+      "$bin" hall --cell gears --cols 12 --rows 12 --seed 1 --out $out/hall-gears-15m >/dev/null
+    scenes+=($out/hall-gears-3m/scene.json $out/hall-gears-15m/scene.json)
+  fi
   for s in kuka_zero_pose kuka_folded bunny_pair gripper_parts; do scenes+=(tests/data/$s/scene.json); done
 fi
 python3 - "$runs" "$bin" "$base" "$recheck" "${scenes[@]}" <<'EOF'
