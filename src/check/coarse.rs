@@ -197,13 +197,25 @@ impl CoarseMap {
         if !ob.is_finite() {
             return Err(crate::ldi::ViewError::NonFinite.into());
         }
-        // The footprint: the object's box, cut to the clip box.
+        // The footprint (x and y: the columns): the object's box, cut to the clip box; its
+        // columns are then grown by the margin. Along an axis where the box misses the clip
+        // (a pair within ε across a gap: the clip is its meeting cells, beside the box), the
+        // footprint is the box's face towards the clip, whose margin reaches into it.
+        // (Collapsing the whole footprint to one corner there lost the columns along the
+        // other axis: half of a contact across a gap, found by `fuzz_check` with ε of two
+        // pixels; `a_contact_across_a_gap_is_found_on_pair_scale_maps`.)
         let (mut fmin, mut fmax) = (ob.min.as_dvec3(), ob.max.as_dvec3());
         if let Some([cmin, cmax]) = clip {
             fmin = fmin.max(cmin);
             fmax = fmax.min(cmax);
-            if fmin.x > fmax.x || fmin.y > fmax.y {
-                fmax = fmin; // nothing inside: one empty column
+            for a in 0..2 {
+                if fmin[a] > fmax[a] {
+                    if f64::from(ob.max[a]) < cmin[a] {
+                        fmin[a] = fmax[a]; // the box below the clip: its upper face
+                    } else {
+                        fmax[a] = fmin[a]; // above it: its lower face
+                    }
+                }
             }
         }
         // A lattice too fine for the footprint grown by its margin (a margin far wider than
