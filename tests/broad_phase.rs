@@ -1143,6 +1143,62 @@ fn a_cell_moved_whole_takes_its_views_again() {
     );
 }
 
+/// Copies of a pair placed at scale 49 (where `0.5 / 49 * 49` is not 0.5): their views are
+/// shared in the first part's frame, where the contact tolerance is `ε / scale`. Every pair reports the ε the check was asked for, not
+/// that scaled back (`0.49999999999999994` for `0.5`, which also made a checker's re-check
+/// differ from a fresh check: found by `fuzz_check`).
+#[test]
+fn copies_in_a_frame_report_the_contact_tolerance_asked_for() {
+    let a = Arc::new(cuboid(
+        Vec3::new(-1.0, -1.0, -1.0),
+        Vec3::new(1.0, 1.0, 1.0),
+    ));
+    let b = Arc::new(uv_sphere(Vec3::new(1.2, 0.0, 0.0), 0.5, 24, 12));
+    let scene_at = |shift: f64| {
+        let mut s = Scene::new();
+        for k in 0..3 {
+            let x = 1000.0 * k as f64 + if k == 2 { shift } else { 0.0 };
+            let at = DMat4::from_translation(DVec3::new(x, 0.0, 0.0))
+                * DMat4::from_scale(DVec3::splat(49.0));
+            for (n, mesh) in [&a, &b].into_iter().enumerate() {
+                s.add(
+                    &format!("o{}", 2 * k + n),
+                    Arc::clone(mesh),
+                    Units::Unknown,
+                    at,
+                )
+                .unwrap();
+            }
+        }
+        s
+    };
+    let scale = std::hint::black_box(49.0);
+    assert_ne!(
+        0.5 / scale * scale,
+        0.5,
+        "the scale must give ε back inexactly"
+    );
+    let opts = CheckOptions {
+        epsilon: Some(0.5),
+        self_check: false,
+        ..CheckOptions::default()
+    };
+    let mut checker = Checker::new(opts.clone());
+    for shift in [0.0, 10.0] {
+        let scene = scene_at(shift);
+        let fresh = check(&scene, &opts).unwrap();
+        let again = checker.check(&scene).unwrap();
+        assert_eq!(fresh.pairs.len(), 3, "{:?}", fresh.pairs);
+        for p in fresh.pairs.iter().chain(&again.pairs) {
+            assert_eq!(p.epsilon, Some(0.5), "{}/{}", p.a, p.b);
+        }
+        assert_eq!(
+            again.pairs, fresh.pairs,
+            "a checker after moving a copy by {shift}"
+        );
+    }
+}
+
 /// Copies of a pair placed at scale 2 whose parts stay apart by less than a pixel of the
 /// views they share (seen in the first part's frame: a touch) are judged in that frame: the
 /// proof that a pair stays apart (asked when a pair's first view finds nothing, and by a

@@ -322,8 +322,11 @@ impl RegionJob {
 
     /// An answer found in the job's frame (an engine's), in world space: lengths scaled,
     /// volumes by the scale's cube, boxes around the placed ones, contact pixels (image
-    /// indices of the frame's view) dropped. World-space answers are returned as they are.
-    pub fn to_world(&self, mut a: RegionAnswer) -> RegionAnswer {
+    /// indices of the frame's view) dropped; the contact tolerance the check was asked for
+    /// (`epsilon`, world units) as it was asked (the frame's `ε / scale` scaled back can differ
+    /// from it in the last bit, and the report would say `0.49999999999999994` for `0.5`:
+    /// found by `fuzz_check`). World-space answers are returned as they are.
+    pub fn to_world(&self, mut a: RegionAnswer, epsilon: Option<f64>) -> RegionAnswer {
         let Some(f) = &self.frame else {
             return a;
         };
@@ -345,7 +348,7 @@ impl RegionJob {
             Region::new(f32s(lo, false), f32s(hi, true))
         };
         a.pixel_size *= s;
-        a.epsilon *= s;
+        a.epsilon = epsilon.unwrap_or(a.epsilon * s);
         if let Some(v) = a.volume.as_mut() {
             v.volume *= s * s * s;
             v.depth *= s;

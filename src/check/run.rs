@@ -311,7 +311,7 @@ async fn run_jobs<E: Engine>(
                         })?
                 }
             };
-            out.push(jobs[n].to_world(a));
+            out.push(jobs[n].to_world(a, opts.epsilon));
         }
         batch_done(&out);
     }
