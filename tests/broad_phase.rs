@@ -119,12 +119,7 @@ fn a_contact_across_a_gap_is_found_on_pair_scale_maps() {
 #[test]
 fn shared_scenes_give_the_whole_region_reports_with_a_clearance() {
     let mut clearance_pairs = 0;
-    for dir in [
-        "bunny_pair",
-        "gripper_parts",
-        "kuka_zero_pose",
-        "kuka_folded",
-    ] {
+    for dir in common::SHARED_SCENES {
         let scene = common::load_scene(dir);
         let b = scene.bounds().unwrap();
         let size = f64::from((b.max - b.min).max_element());
@@ -149,12 +144,7 @@ fn shared_scenes_give_the_whole_region_reports_with_a_clearance() {
 
 #[test]
 fn shared_scenes_give_the_whole_region_reports_in_every_mode() {
-    for dir in [
-        "bunny_pair",
-        "gripper_parts",
-        "kuka_zero_pose",
-        "kuka_folded",
-    ] {
+    for dir in common::SHARED_SCENES {
         let scene = common::load_scene(dir);
         for (mode, axes, resolution, epsilon) in [
             (Mode::Auto, Axes::Auto, 256, None),

@@ -254,12 +254,7 @@ fn shared_scenes_ldi_equals_cpu() {
     if ctx().is_none() {
         return;
     }
-    for dir in [
-        "bunny_pair",
-        "gripper_parts",
-        "kuka_zero_pose",
-        "kuka_folded",
-    ] {
+    for dir in common::SHARED_SCENES {
         let scene = common::load_scene(dir);
         let meshes: Vec<Mesh> = scene.objects.iter().map(|o| o.world().clone()).collect();
         for axis in [Axis::X, Axis::Y, Axis::Z] {
@@ -677,12 +672,7 @@ fn reports_agree_with_the_cpu() {
             ),
         ),
     ];
-    for dir in [
-        "bunny_pair",
-        "gripper_parts",
-        "kuka_zero_pose",
-        "kuka_folded",
-    ] {
+    for dir in common::SHARED_SCENES {
         scenes.push((dir.into(), common::load_scene(dir)));
     }
     let mut separations = 0;

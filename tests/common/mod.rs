@@ -13,6 +13,14 @@ use ldiclash::mesh::{Mesh, Units};
 use ldiclash::raster::RasterObject;
 use ldiclash::scene::{Scene, SceneFile};
 
+/// The shared scenes of `tests/data` (`load_scene`'s names).
+pub const SHARED_SCENES: [&str; 4] = [
+    "bunny_pair",
+    "gripper_parts",
+    "kuka_zero_pose",
+    "kuka_folded",
+];
+
 /// A scene of meshes placed at identity, named `o0`, `o1`, ….
 pub fn scene_of(meshes: Vec<Mesh>) -> Scene {
     let mut s = Scene::new();
