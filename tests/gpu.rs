@@ -791,6 +791,67 @@ fn reports_agree_with_the_cpu() {
     assert_eq!(separations, 28, "pairs with a separation compared");
 }
 
+/// A triangle drawn from another corner, or wound the other way, gives the GPU the same
+/// depths, as the CPU: two copies of a flat double-sided triangle (closed, no volume; found by
+/// `fuzz_gpu_check`) had fronts and backs one f32 ulp apart on the GPU, a volume, a depth and
+/// separations where the CPU finds none. (A sheet-metal part exported as a double-sided
+/// surface is such a part; so are touching faces whose triangles start at other corners.)
+#[test]
+fn triangles_give_the_same_depths_from_any_corner() {
+    use ldiclash::check::{check, check_on_gpu, Backend, CheckOptions};
+    let _g = lock();
+    let Some(ctx) = ctx() else { return };
+    let positions = vec![
+        Vec3::new(-4.5, 0.0625, 0.0),
+        Vec3::new(0.0, 0.0, -4.5),
+        Vec3::new(-4.5, -4.5, 0.0),
+    ];
+    let sheet = Mesh::new(positions, vec![[1, 2, 0], [0, 2, 1]]);
+    for (name, scene, resolution) in [
+        (
+            "sheets",
+            common::scene_of(vec![sheet.clone(), sheet.clone()]),
+            8,
+        ),
+        (
+            "sheets at 64 pixels",
+            common::scene_of(vec![sheet.clone(), sheet]),
+            64,
+        ),
+    ] {
+        let opts = CheckOptions {
+            resolution,
+            ..CheckOptions::default()
+        };
+        let cpu = check(&scene, &opts).unwrap();
+        for peel in [false, true] {
+            let gpu = check_on_gpu(
+                &scene,
+                &CheckOptions {
+                    backend: Backend::Gpu { peel },
+                    ..opts.clone()
+                },
+                ctx,
+                &mut |_, _, _| {},
+            )
+            .unwrap();
+            assert_eq!(cpu.pairs.len(), 1, "{name}: {:?}", cpu.pairs);
+            let (c, g) = (&cpu.pairs[0], &gpu.pairs[0]);
+            assert_eq!(c.volume, Some(0.0), "{name}: {c:?}");
+            assert_eq!(
+                (g.kind, g.volume, g.depth, g.separation, g.pixels),
+                (c.kind, c.volume, c.depth, c.separation, c.pixels),
+                "{name} peel={peel}"
+            );
+            assert_eq!(
+                g.separations.len(),
+                c.separations.len(),
+                "{name} peel={peel}"
+            );
+        }
+    }
+}
+
 /// A `Checker` on the GPU remembers answers per object version as on the CPU: after moves its
 /// reports equal a fresh GPU check's, the unmoved pairs come from memory, and fewer LDIs are
 /// built; a check on the other engine starts afresh.

@@ -140,10 +140,25 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) object: u32)
     // Only a triangle over some pixel centre pays for its flat values (most triangles of a
     // large scene at a coarse resolution are not).
     let back = s < 0;
-    out.a = a;
-    out.b = select(b, c, back);
-    out.c = select(c, b, back);
-    out.z = vec3<f32>(va.z, select(vb.z, vc.z, back), select(vc.z, vb.z, back));
+    // Counter-clockwise, starting at the corner lowest in (y, x): the same triangle drawn
+    // from any corner, or wound the other way (a part's face and the touching face of its
+    // neighbour or mirror copy), gives bit-identical depths, as the CPU's f64 plane does
+    // (f32 barycentrics anchored at different corners differ in the last bit, which made
+    // intervals of one ulp: volumes and separations where the CPU finds none).
+    var p = array<vec2<i32>, 3>(a, select(b, c, back), select(c, b, back));
+    var z = array<f32, 3>(va.z, select(vb.z, vc.z, back), select(vc.z, vb.z, back));
+    var k = 0u;
+    for (var i = 1u; i < 3u; i++) {
+        if p[i].y < p[k].y || (p[i].y == p[k].y && p[i].x < p[k].x) {
+            k = i;
+        }
+    }
+    let k1 = (k + 1u) % 3u;
+    let k2 = (k + 2u) % 3u;
+    out.a = p[k];
+    out.b = p[k1];
+    out.c = p[k2];
+    out.z = vec3<f32>(z[k], z[k1], z[k2]);
     out.inv_area = 1.0 / abs(f32_of64(area));
     let extent = hi - lo;
     let small = extent.x < 32768 && extent.y < 32768;
