@@ -170,7 +170,10 @@ else
     mkdir -p "$corpus"
     dirs=("$corpus")
     [[ -d fuzz/seeds/$t ]] && dirs+=("fuzz/seeds/$t")
-    run cargo fuzz run "$t" -s none "${dirs[@]}" -- -max_total_time="$FUZZ_SECONDS"
+    # fuzz_gpu_check needs the fuzz crate's `gpu` feature (wgpu) and lavapipe, as tests/gpu.rs.
+    features=()
+    [[ $t == fuzz_gpu_check ]] && features=(--features gpu)
+    run cargo fuzz run "${features[@]}" "$t" -s none "${dirs[@]}" -- -max_total_time="$FUZZ_SECONDS"
   done
 fi
 

@@ -239,6 +239,33 @@ SEEDS += [
         [(0, place(8, t=(2, 2, 2)))])),
 ]
 
+
+def gpu_input(setup, meshes, objects, options, how, extras=None):
+    """fuzz_gpu_check's bytes (ldiclash_fuzz::gpu_check_geometry): fuzz_check's scene and
+    options, then the byte picking depth peeling (bit 0) and the whole-region broad phase
+    (bit 1) instead of fuzz_check's moves."""
+    return check_input(setup, meshes, objects, options, [], extras)[:-1] + bytes([how])
+
+
+SEEDS += [
+    ("fuzz_gpu_check", "spheres_overlapping.bin", gpu_input(
+        0, [SPHERE], [(0, place()), (0, place(t=(16, 0, 0)))], 8, 0)),
+    ("fuzz_gpu_check", "spheres_peeled.bin", gpu_input(
+        0, [SPHERE], [(0, place()), (0, place(2, (0, 16, 0), 20, (8, 4, 0)))], 12, 1)),
+    ("fuzz_gpu_check", "box_in_box_whole_regions.bin", gpu_input(
+        1, [BOX4, BOX1], [(0, place()), (1, place(t=(4, 0, 0)))], 5, 2)),
+    ("fuzz_gpu_check", "cubes_touching.bin", gpu_input(
+        0, [CUBE], [(0, place()), (0, place(t=(16, 0, 0)))], 12, 0)),
+    ("fuzz_gpu_check", "copies_of_a_pair.bin", gpu_input(
+        10, [TORUS, SHAFT],
+        [(0, place()), (1, place()), (0, place(1, (16, 0, 0), 0, (64, 0, 0))),
+         (1, place(1, (16, 0, 0), 0, (64, 0, 0))), (0, place(0x80, t=(0, 64, 0)))], 42, 1)),
+    ("fuzz_gpu_check", "torus_shaft_clearance.bin", gpu_input(
+        1, [TORUS, SHAFT], [(0, place()), (1, place(t=(0, 3, 0)))], 1, 0, extras=5 * 4 + 2)),
+    ("fuzz_gpu_check", "soups.bin", gpu_input(
+        0, [SOUP], [(0, place()), (0, place(2, (5, 3, 16), 77, (4, 2, 1)))], 3, 0)),
+]
+
 wanted = set(sys.argv[1:])
 for target, name, data in SEEDS:
     if not wanted or target in wanted:

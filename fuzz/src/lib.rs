@@ -464,21 +464,16 @@ fn same_reports(ldi: &Report, boxes: &Report) {
     );
 }
 
-/// The check on any geometry (fuzz_check): two to five placements of one to three meshes from
-/// the bytes (boxes, spheres, cylinders, tori, triangle soups; turned, scaled, mirrored,
-/// nested, touching, apart), a mode (auto, volume, surface, exact), a resolution of 8 to 64
-/// pixels, auto or given axes, sometimes a contact tolerance (ε) and a clearance. The check
-/// succeeds (a clearance in exact mode is refused, by `check` and a `Checker` alike); the LDI
-/// broad phase gives the report of the whole-region one (no colliding pair lost, nothing
-/// changed); a `Checker`'s first check and its re-checks after one or two parts move equal
-/// fresh checks of the same scene.
-pub fn check_geometry(data: &[u8]) {
-    use ldiclash::check::{check, Axes, BroadPhase, CheckOptions, Checker, Mode};
+/// The scene and options of [`check_geometry`] and [`gpu_check_geometry`] from the bytes: a
+/// setup byte (one to three meshes, two to five placements), the meshes, the placements, an
+/// options byte (and with its bit 0x80 one byte more: ε and a clearance). `None` when fewer
+/// than two placements are accepted.
+fn fuzz_scene(r: &mut Bytes) -> Option<(Scene, ldiclash::check::CheckOptions)> {
+    use ldiclash::check::{Axes, CheckOptions, Mode};
     use ldiclash::ldi::Axis;
-    let mut r = Bytes(data);
     let setup = r.u8();
     let meshes: Vec<std::sync::Arc<ldiclash::mesh::Mesh>> = (0..1 + setup % 3)
-        .map(|_| std::sync::Arc::new(fuzz_mesh(&mut r)))
+        .map(|_| std::sync::Arc::new(fuzz_mesh(r)))
         .collect();
     let mut scene = Scene::new();
     for k in 0..2 + (setup / 3) % 4 {
@@ -491,7 +486,7 @@ pub fn check_geometry(data: &[u8]) {
         }
     }
     if scene.objects.len() < 2 {
-        return;
+        return None;
     }
     let options = r.u8();
     // Bit 0x80: a byte follows that asks for a contact tolerance and a clearance (inputs
@@ -526,6 +521,23 @@ pub fn check_geometry(data: &[u8]) {
         epsilon,
         clearance,
         ..CheckOptions::default()
+    };
+    Some((scene, opts))
+}
+
+/// The check on any geometry (fuzz_check): two to five placements of one to three meshes from
+/// the bytes (boxes, spheres, cylinders, tori, triangle soups; turned, scaled, mirrored,
+/// nested, touching, apart), a mode (auto, volume, surface, exact), a resolution of 8 to 64
+/// pixels, auto or given axes, sometimes a contact tolerance (ε) and a clearance. The check
+/// succeeds (a clearance in exact mode is refused, by `check` and a `Checker` alike); the LDI
+/// broad phase gives the report of the whole-region one (no colliding pair lost, nothing
+/// changed); a `Checker`'s first check and its re-checks after one or two parts move equal
+/// fresh checks of the same scene.
+pub fn check_geometry(data: &[u8]) {
+    use ldiclash::check::{check, BroadPhase, CheckOptions, Checker, Mode};
+    let mut r = Bytes(data);
+    let Some((mut scene, opts)) = fuzz_scene(&mut r) else {
+        return;
     };
     if opts.clearance.is_some() && opts.mode == Mode::Exact {
         // Refused with a message, on both broad phases and by a checker.
@@ -568,6 +580,146 @@ pub fn check_geometry(data: &[u8]) {
         assert_eq!(
             again.self_collisions, fresh.self_collisions,
             "re-check {step}"
+        );
+    }
+}
+
+/// The GPU check on any geometry (fuzz_gpu_check, feature `gpu`, on the first adapter wgpu
+/// finds, lavapipe preferred): the scene and options of [`check_geometry`], then a byte that
+/// picks fragment lists or depth peeling and the broad phase. The GPU report is the CPU's
+/// (`tests/gpu.rs` asserts the same on chosen scenes): the same pairs in the same order with
+/// the same kinds and axes, volumes within 1e-3, directional separations within 1e-3 of a
+/// pixel, the same clearance distances within 1e-3 of a pixel, the same self-collisions;
+/// errors only where the GPU has a documented limit (`GpuError::AnalysisCapacity`).
+#[cfg(feature = "gpu")]
+pub fn gpu_check_geometry(data: &[u8]) {
+    use ldiclash::check::{check, check_on_gpu, Backend, BroadPhase, CheckError, CheckOptions};
+    use ldiclash::gpu::{block_on, GpuContext, GpuOptions};
+    use std::sync::OnceLock;
+    static CTX: OnceLock<GpuContext> = OnceLock::new();
+    let ctx = CTX.get_or_init(|| {
+        block_on(GpuContext::new(GpuOptions {
+            prefer_software: true,
+        }))
+        .unwrap_or_else(|e| panic!("fuzz_gpu_check needs a GPU adapter (lavapipe): {e}"))
+    });
+    let mut r = Bytes(data);
+    let Some((scene, opts)) = fuzz_scene(&mut r) else {
+        return;
+    };
+    let how = r.u8();
+    if std::env::var_os("FUZZ_DUMP").is_some() {
+        for o in &scene.objects {
+            eprintln!(
+                "{} {:?}\n  positions {:?}\n  triangles {:?}",
+                o.name,
+                o.world_from_object(),
+                o.mesh.positions,
+                o.mesh.triangles
+            );
+        }
+        eprintln!("opts {opts:?} how {how}");
+    }
+    let opts = CheckOptions {
+        broad_phase: if how & 2 == 0 {
+            BroadPhase::Ldi
+        } else {
+            BroadPhase::Boxes
+        },
+        ..opts
+    };
+    let cpu = check(&scene, &opts);
+    let gpu = check_on_gpu(
+        &scene,
+        &CheckOptions {
+            backend: Backend::Gpu { peel: how & 1 != 0 },
+            ..opts.clone()
+        },
+        ctx,
+        &mut |_, _, _| {},
+    );
+    let (cpu, gpu) = match (cpu, gpu) {
+        (Ok(c), Ok(g)) => (c, g),
+        (Err(c), Err(g)) => {
+            assert_eq!(c.to_string(), g.to_string(), "refused differently");
+            return;
+        }
+        // The GPU path's documented limits (README, *The GPU path*): refused, never a partial
+        // answer.
+        (Ok(_), Err(CheckError::Gpu(e)))
+            if e.contains("could not follow") || e.contains("±2^21") =>
+        {
+            return
+        }
+        (c, g) => panic!(
+            "CPU {:?} vs GPU {:?}",
+            c.map(|r| r.pairs),
+            g.map(|r| r.pairs)
+        ),
+    };
+    let names = |r: &Report| -> Vec<(String, String, &'static str)> {
+        r.pairs
+            .iter()
+            .map(|p| (p.a.clone(), p.b.clone(), p.kind.name()))
+            .collect()
+    };
+    assert_eq!(names(&cpu), names(&gpu), "pairs: CPU vs GPU");
+    // Depth rounding: the GPU interpolates f32 depths, the CPU rounds an f64 plane, so a
+    // fragment may differ by a few f32 ulps; `noise` bounds that in world units (a millionth
+    // of the scene's extent, some 16 ulps), and a pixel's volume by it times its area.
+    let extent = scene
+        .objects
+        .iter()
+        .map(|o| {
+            let b = o.aabb();
+            b.min.abs().max(b.max.abs()).max_element()
+        })
+        .fold(1e-30f32, f32::max);
+    let noise = 1e-6 * f64::from(extent);
+    let close = |a: f64, b: f64, tol: f64| (a - b).abs() <= tol;
+    for (c, g) in cpu.pairs.iter().zip(&gpu.pairs) {
+        let w = format!("{}/{}\nCPU {c:?}\nGPU {g:?}\n", c.a, c.b);
+        let pixel = c.pixel_size.unwrap_or(1.0);
+        let tol = 1e-3 * pixel;
+        assert_eq!(c.axes, g.axes, "{w}: axes");
+        assert_eq!(c.pixel_size, g.pixel_size, "{w}: pixel size");
+        assert_eq!(c.epsilon, g.epsilon, "{w}: epsilon");
+        let floor = c.pixels.unwrap_or(0) as f64 * pixel * pixel * noise;
+        match (c.volume, g.volume) {
+            (Some(v), Some(u)) => assert!(
+                close(v, u, 1e-3 * v.abs().max(u.abs()) + floor),
+                "{w}: volume {v} vs {u}"
+            ),
+            (v, u) => assert_eq!(v.is_some(), u.is_some(), "{w}: volume"),
+        }
+        match (c.distance, g.distance) {
+            (Some(x), Some(y)) => assert!(close(x, y, tol), "{w}: distance {x} vs {y}"),
+            (x, y) => assert_eq!(x.is_some(), y.is_some(), "{w}: distance"),
+        }
+        // Not compared: `depth` (the longest interval) and the separations. Where surfaces
+        // meet within depth rounding, the GPU's f32 depths and the CPU's rounded f64 plane
+        // can make or unmake an overlap of a few ulps (a touching pair's separation then
+        // differs altogether) or split an interval in two where a part's faces meet inside
+        // the other (a volume pair's depth halved); README, *Accuracy*; fuzz/README.md.
+        assert_eq!(c.depth.is_some(), g.depth.is_some(), "{w}: depth");
+    }
+    assert_eq!(
+        cpu.self_collisions.len(),
+        gpu.self_collisions.len(),
+        "self-collisions: CPU {:?} vs GPU {:?}",
+        cpu.self_collisions,
+        gpu.self_collisions
+    );
+    for (c, g) in cpu.self_collisions.iter().zip(&gpu.self_collisions) {
+        assert_eq!(
+            (&c.object, c.layers),
+            (&g.object, g.layers),
+            "self {c:?} vs {g:?}"
+        );
+        let floor = c.pixels as f64 * c.pixel_size * c.pixel_size * noise;
+        assert!(
+            close(c.volume, g.volume, 1e-3 * c.volume.abs() + floor),
+            "self volume {c:?} vs {g:?}"
         );
     }
 }
