@@ -39,11 +39,50 @@ pub struct PairVolume {
 /// One pair's intervals in one pixel: (pair, total length, deepest run, first start, last end).
 type PixelPair = ((u32, u32), f32, f32, f32, f32);
 
+/// A sum of non-negative terms (a pixel's normalised interval lengths times its share) in
+/// fixed point, in units of 2⁻⁶⁴: exact, so its bits do not depend on the order of the terms.
+/// An LDI over other blocks walks the same pixels in another order (a re-check's view over
+/// the meeting blocks, a fresh check's over the whole view), and an `f64` sum then differed
+/// in the last bit (found by `fuzz_check`: a re-check's volume one ulp from a fresh check's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct ExactSum(u128);
+
+impl ExactSum {
+    const ZERO: Self = Self(0);
+    /// 2⁶⁴ and 2³² (exact in `f64`).
+    const UNIT: f64 = 18_446_744_073_709_551_616.0;
+    const HALF: f64 = 4_294_967_296.0;
+
+    /// Adds `x` (≥ 0; a NaN or a negative adds nothing), truncated to a multiple of 2⁻⁶⁴.
+    #[inline]
+    pub(super) fn add(&mut self, x: f64) {
+        // `v = x · 2⁶⁴` is exact; its integer part, cut into high and low 32-bit halves,
+        // converts exactly: `hi` truncates `v / 2³²` (exact scalings by powers of two), and
+        // `v − hi · 2³²` is exact too (Sterbenz: it is `v`, or `hi · 2³²` is at least `v / 2`).
+        // Terms below 2¹⁰ keep `hi` within 2⁴² (`as` saturates beyond).
+        let v = x.max(0.0) * Self::UNIT;
+        let hi = (v * (1.0 / Self::HALF)) as u64;
+        let lo = (v - hi as f64 * Self::HALF) as u64;
+        self.0 = self.0.wrapping_add((u128::from(hi) << 32) + u128::from(lo));
+    }
+
+    /// The sum over both term sets.
+    #[inline]
+    pub(super) fn merge(&mut self, other: Self) {
+        self.0 = self.0.wrapping_add(other.0);
+    }
+
+    /// The sum, rounded to the nearest `f64`.
+    pub(super) fn value(self) -> f64 {
+        self.0 as f64 / Self::UNIT
+    }
+}
+
 /// One pair's sums over pixels (shared with `pair::analyse_pair`).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Acc {
-    /// Sum of normalised interval lengths.
-    pub(super) length: f64,
+    /// Sum of normalised interval lengths (times each pixel's share).
+    pub(super) length: ExactSum,
     pub(super) depth: f32,
     pub(super) pixels: u64,
     /// Pixel and depth bounds: x0, x1, y0, y1 (pixels), z0, z1 (normalised).
@@ -54,7 +93,7 @@ pub(super) struct Acc {
 impl Acc {
     /// No pixel yet (the identity of [`Acc::merge`]).
     pub(super) const EMPTY: Self = Self {
-        length: 0.0,
+        length: ExactSum::ZERO,
         depth: 0.0,
         pixels: 0,
         lo: [f32::INFINITY; 3],
@@ -67,7 +106,7 @@ impl Acc {
     pub(super) fn add_pixel(&mut self, (x, y): (u32, u32), share: f64, run: (f32, f32, f32, f32)) {
         let (total, deepest, z0, z1) = run;
         let (x, y) = (x as f32, y as f32);
-        self.length += f64::from(total) * share;
+        self.length.add(f64::from(total) * share);
         self.depth = max2(self.depth, deepest);
         self.pixels += 1;
         self.lo = [
@@ -84,7 +123,7 @@ impl Acc {
 
     /// The sums over both pixel sets.
     pub(super) fn merge(&mut self, v: &Self) {
-        self.length += v.length;
+        self.length.merge(v.length);
         self.depth = max2(self.depth, v.depth);
         self.pixels += v.pixels;
         for i in 0..3 {
@@ -98,7 +137,7 @@ impl Acc {
         PairVolume::from_image(
             view,
             pair,
-            self.length,
+            self.length.value(),
             self.depth,
             self.pixels,
             self.lo,
@@ -260,4 +299,55 @@ pub(crate) fn world_box(view: &LdiView, lo: [f32; 3], hi: [f32; 3]) -> Region {
     let min = pts.iter().fold(DVec3::INFINITY, |m, p| m.min(*p));
     let max = pts.iter().fold(DVec3::NEG_INFINITY, |m, p| m.max(*p));
     Region::new(min.as_vec3(), max.as_vec3())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExactSum;
+
+    /// The same terms in any order, or summed in parts and merged, give the same bits, and
+    /// the sum is the `f64` one to within its rounding.
+    #[test]
+    fn exact_sums_do_not_depend_on_the_order_of_their_terms() {
+        let mut s = 0x2545_F491_4F6C_DD1Du64;
+        let terms: Vec<f64> = (0..10_000)
+            .map(|k| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                // Lengths from 1 down to 2⁻³⁰, some of them times a share.
+                let x = (s >> 11) as f64 / (1u64 << 53) as f64;
+                x * 0.5f64.powi((k % 31) as i32) * if k % 7 == 0 { 0.3 } else { 1.0 }
+            })
+            .collect();
+        let sum = |it: &mut dyn Iterator<Item = &f64>| {
+            let mut e = ExactSum::default();
+            for &x in it {
+                e.add(x);
+            }
+            e
+        };
+        let forward = sum(&mut terms.iter());
+        assert_eq!(forward, sum(&mut terms.iter().rev()));
+        let mut parts = ExactSum::default();
+        for chunk in terms.chunks(97).rev() {
+            parts.merge(sum(&mut chunk.iter()));
+        }
+        assert_eq!(forward, parts);
+        let plain: f64 = terms.iter().sum();
+        assert!(
+            (forward.value() - plain).abs() <= 1e-12 * plain,
+            "{} vs {plain}",
+            forward.value()
+        );
+        // Nothing from a NaN or a negative term.
+        let mut e = forward;
+        e.add(f64::NAN);
+        e.add(-1.0);
+        e.add(-1e-12);
+        assert_eq!(e, forward);
+        // The f64 sums differ by order here, which is what the exact sum is for.
+        let backward: f64 = terms.iter().rev().sum();
+        assert_ne!(plain.to_bits(), backward.to_bits());
+    }
 }
