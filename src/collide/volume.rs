@@ -317,7 +317,7 @@ mod tests {
                 s ^= s << 17;
                 // Lengths from 1 down to 2⁻³⁰, some of them times a share.
                 let x = (s >> 11) as f64 / (1u64 << 53) as f64;
-                x * 0.5f64.powi((k % 31) as i32) * if k % 7 == 0 { 0.3 } else { 1.0 }
+                x * 0.5f64.powi(k % 31) * if k % 7 == 0 { 0.3 } else { 1.0 }
             })
             .collect();
         let sum = |it: &mut dyn Iterator<Item = &f64>| {
