@@ -587,10 +587,11 @@ pub fn check_geometry(data: &[u8]) {
 /// The GPU check on any geometry (fuzz_gpu_check, feature `gpu`, on the first adapter wgpu
 /// finds, lavapipe preferred): the scene and options of [`check_geometry`], then a byte that
 /// picks fragment lists or depth peeling and the broad phase. The GPU report is the CPU's
-/// (`tests/gpu.rs` asserts the same on chosen scenes): the same pairs in the same order with
-/// the same kinds and axes, volumes within 1e-3, directional separations within 1e-3 of a
-/// pixel, the same clearance distances within 1e-3 of a pixel, the same self-collisions;
-/// errors only where the GPU has a documented limit (`GpuError::AnalysisCapacity`).
+/// (`tests/gpu.rs` asserts more on chosen scenes): the same pairs in the same order with the
+/// same kinds, axes, pixel sizes and ε, volumes within 1e-3 plus depth rounding, clearance
+/// distances within 1e-3 of a pixel, the same self-collisions; errors only alike, or where
+/// the GPU has a documented limit (`GpuError::AnalysisCapacity`, `CoordinateRange`). Depths
+/// and separations are not compared (see below).
 #[cfg(feature = "gpu")]
 pub fn gpu_check_geometry(data: &[u8]) {
     use ldiclash::check::{check, check_on_gpu, Backend, BroadPhase, CheckError, CheckOptions};

@@ -141,10 +141,10 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) object: u32)
     // large scene at a coarse resolution are not).
     let back = s < 0;
     // Counter-clockwise, starting at the corner lowest in (y, x): the same triangle drawn
-    // from any corner, or wound the other way (a part's face and the touching face of its
-    // neighbour or mirror copy), gives bit-identical depths, as the CPU's f64 plane does
-    // (f32 barycentrics anchored at different corners differ in the last bit, which made
-    // intervals of one ulp: volumes and separations where the CPU finds none).
+    // from any corner, or wound the other way (a double-sided sheet's front and back, a face
+    // and the touching face of a neighbour), gives bit-identical depths, as the CPU's f64
+    // plane does (f32 barycentrics anchored at different corners differ in the last bit,
+    // which made intervals of one ulp: volumes and separations where the CPU finds none).
     var p = array<vec2<i32>, 3>(a, select(b, c, back), select(c, b, back));
     var z = array<f32, 3>(va.z, select(vb.z, vc.z, back), select(vc.z, vb.z, back));
     var k = 0u;
