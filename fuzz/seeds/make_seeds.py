@@ -240,11 +240,16 @@ SEEDS += [
 ]
 
 
-def gpu_input(setup, meshes, objects, options, how, extras=None):
+def gpu_input(setup, meshes, objects, options, how, extras=None, moves=()):
     """fuzz_gpu_check's bytes (ldiclash_fuzz::gpu_check_geometry): fuzz_check's scene and
-    options, then the byte picking depth peeling (bit 0) and the whole-region broad phase
-    (bit 1) instead of fuzz_check's moves."""
-    return check_input(setup, meshes, objects, options, [], extras)[:-1] + bytes([how])
+    options, then the byte picking depth peeling (bit 0), the whole-region broad phase (bit 1)
+    and a GPU checker (bit 2), whose moves follow as fuzz_check's."""
+    out = check_input(setup, meshes, objects, options, [], extras)[:-1] + bytes([how])
+    if how & 4:
+        out += bytes([len(moves) - 1 if moves else 0])
+        for obj, p in moves:
+            out += bytes([obj]) + p
+    return out
 
 
 SEEDS += [
@@ -264,6 +269,9 @@ SEEDS += [
         1, [TORUS, SHAFT], [(0, place()), (1, place(t=(0, 3, 0)))], 1, 0, extras=5 * 4 + 2)),
     ("fuzz_gpu_check", "soups.bin", gpu_input(
         0, [SOUP], [(0, place()), (0, place(2, (5, 3, 16), 77, (4, 2, 1)))], 3, 0)),
+    ("fuzz_gpu_check", "checker_moves.bin", gpu_input(
+        1, [TORUS, SHAFT], [(0, place()), (1, place(t=(0, 3, 0)))], 9, 4,
+        moves=[(1, place(t=(0, 40, 0))), (0, place(2, (16, 0, 0), 64, (0, 2, 0)))])),
 ]
 
 wanted = set(sys.argv[1:])

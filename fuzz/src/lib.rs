@@ -591,7 +591,8 @@ pub fn check_geometry(data: &[u8]) {
 /// same kinds, axes, pixel sizes and ε, volumes within 1e-3 plus depth rounding, clearance
 /// distances within 1e-3 of a pixel, the same self-collisions; errors only alike, or where
 /// the GPU has a documented limit (`GpuError::AnalysisCapacity`, `CoordinateRange`). Depths
-/// and separations are not compared (see below).
+/// and separations are not compared (see below). With the byte's bit 2, a `Checker` on the
+/// GPU too: its first check and its re-checks after one or two moves equal fresh GPU checks.
 #[cfg(feature = "gpu")]
 pub fn gpu_check_geometry(data: &[u8]) {
     use ldiclash::check::{check, check_on_gpu, Backend, BroadPhase, CheckError, CheckOptions};
@@ -605,7 +606,7 @@ pub fn gpu_check_geometry(data: &[u8]) {
         .unwrap_or_else(|e| panic!("fuzz_gpu_check needs a GPU adapter (lavapipe): {e}"))
     });
     let mut r = Bytes(data);
-    let Some((scene, opts)) = fuzz_scene(&mut r) else {
+    let Some((mut scene, opts)) = fuzz_scene(&mut r) else {
         return;
     };
     let how = r.u8();
@@ -629,16 +630,12 @@ pub fn gpu_check_geometry(data: &[u8]) {
         },
         ..opts
     };
+    let gpu_opts = CheckOptions {
+        backend: Backend::Gpu { peel: how & 1 != 0 },
+        ..opts.clone()
+    };
     let cpu = check(&scene, &opts);
-    let gpu = check_on_gpu(
-        &scene,
-        &CheckOptions {
-            backend: Backend::Gpu { peel: how & 1 != 0 },
-            ..opts.clone()
-        },
-        ctx,
-        &mut |_, _, _| {},
-    );
+    let gpu = check_on_gpu(&scene, &gpu_opts, ctx, &mut |_, _, _| {});
     let (cpu, gpu) = match (cpu, gpu) {
         (Ok(c), Ok(g)) => (c, g),
         (Err(c), Err(g)) => {
@@ -722,5 +719,37 @@ pub fn gpu_check_geometry(data: &[u8]) {
             close(c.volume, g.volume, 1e-3 * c.volume.abs() + floor),
             "self volume {c:?} vs {g:?}"
         );
+    }
+    // Bit 2: a `Checker` on the GPU, whose first check and re-checks after one or two moves
+    // (fuzz_check's move bytes) equal fresh GPU checks, as on the CPU.
+    if how & 4 == 0 {
+        return;
+    }
+    let mut checker = ldiclash::check::Checker::new(gpu_opts.clone());
+    let first = checker
+        .check_on_gpu(&scene, ctx, &mut |_, _, _| {})
+        .unwrap_or_else(|e| panic!("GPU checker: {e}"));
+    assert_eq!(first.pairs, gpu.pairs, "a GPU checker's first check");
+    assert_eq!(first.self_collisions, gpu.self_collisions);
+    for step in 0..1 + r.u8() % 2 {
+        let k = usize::from(r.u8()) % scene.objects.len();
+        let placement = r.placement();
+        if scene.set_transform(k, placement).is_err() {
+            continue;
+        }
+        let again = checker.check_on_gpu(&scene, ctx, &mut |_, _, _| {});
+        let fresh = check_on_gpu(&scene, &gpu_opts, ctx, &mut |_, _, _| {});
+        match (again, fresh) {
+            (Ok(a), Ok(f)) => {
+                assert_eq!(a.pairs, f.pairs, "GPU re-check {step} after moving o{k}");
+                assert_eq!(a.self_collisions, f.self_collisions, "GPU re-check {step}");
+            }
+            (Err(a), Err(f)) => assert_eq!(a.to_string(), f.to_string()),
+            (a, f) => panic!(
+                "GPU re-check {step}: {:?} vs fresh {:?}",
+                a.map(|r| r.pairs),
+                f.map(|r| r.pairs)
+            ),
+        }
     }
 }
