@@ -589,7 +589,8 @@ pub fn check_geometry(data: &[u8]) {
 /// picks fragment lists or depth peeling and the broad phase. The GPU report is the CPU's
 /// (`tests/gpu.rs` asserts more on chosen scenes): the same pairs in the same order with the
 /// same kinds, axes, pixel sizes and ε, volumes within 1e-3 plus depth rounding, clearance
-/// distances within 1e-3 of a pixel, the same self-collisions; errors only alike, or where
+/// distances within 1e-3 of a pixel, the same self-collisions (but those within depth
+/// rounding, which may come on one side only); errors only alike, or where
 /// the GPU has a documented limit (`GpuError::AnalysisCapacity`, `CoordinateRange`). Depths
 /// and separations are not compared (see below). With the byte's bit 2, a `Checker` on the
 /// GPU too: its first check and its re-checks after one or two moves equal fresh GPU checks.
@@ -701,19 +702,25 @@ pub fn gpu_check_geometry(data: &[u8]) {
         // the other (a volume pair's depth halved); README, *Accuracy*; fuzz/README.md.
         assert_eq!(c.depth.is_some(), g.depth.is_some(), "{w}: depth");
     }
+    // Self-collisions whose volume is within depth rounding (an interval of a few ulps where
+    // two faces of the part meet) may come on one side only.
+    let real = |r: &Report| -> Vec<ldiclash::report::SelfReport> {
+        r.self_collisions
+            .iter()
+            .filter(|s| s.volume > s.pixels as f64 * s.pixel_size * s.pixel_size * noise)
+            .cloned()
+            .collect()
+    };
+    let (cpu_self, gpu_self) = (real(&cpu), real(&gpu));
     assert_eq!(
-        cpu.self_collisions.len(),
-        gpu.self_collisions.len(),
+        cpu_self.iter().map(|s| &s.object).collect::<Vec<_>>(),
+        gpu_self.iter().map(|s| &s.object).collect::<Vec<_>>(),
         "self-collisions: CPU {:?} vs GPU {:?}",
         cpu.self_collisions,
         gpu.self_collisions
     );
-    for (c, g) in cpu.self_collisions.iter().zip(&gpu.self_collisions) {
-        assert_eq!(
-            (&c.object, c.layers),
-            (&g.object, g.layers),
-            "self {c:?} vs {g:?}"
-        );
+    for (c, g) in cpu_self.iter().zip(&gpu_self) {
+        assert_eq!(c.layers, g.layers, "self {c:?} vs {g:?}");
         let floor = c.pixels as f64 * c.pixel_size * c.pixel_size * noise;
         assert!(
             close(c.volume, g.volume, 1e-3 * c.volume.abs() + floor),
