@@ -525,6 +525,22 @@ fn fuzz_scene(r: &mut Bytes) -> Option<(Scene, ldiclash::check::CheckOptions)> {
     Some((scene, opts))
 }
 
+/// One or two moves from the bytes (a count byte, then per move an object byte and a
+/// placement); `after(scene, step, k)` runs after each accepted move of object `k` and stops
+/// the moves by returning `false`. Refused placements are skipped.
+fn each_move(r: &mut Bytes, scene: &mut Scene, mut after: impl FnMut(&Scene, u8, usize) -> bool) {
+    for step in 0..1 + r.u8() % 2 {
+        let k = usize::from(r.u8()) % scene.objects.len();
+        let placement = r.placement();
+        if scene.set_transform(k, placement).is_err() {
+            continue;
+        }
+        if !after(scene, step, k) {
+            return;
+        }
+    }
+}
+
 /// The check on any geometry (fuzz_check): two to five placements of one to three meshes from
 /// the bytes (boxes, spheres, cylinders, tori, triangle soups; turned, scaled, mirrored,
 /// nested, touching, apart), a mode (auto, volume, surface, exact), a resolution of 8 to 64
@@ -563,16 +579,11 @@ pub fn check_geometry(data: &[u8]) {
         .unwrap_or_else(|e| panic!("checker: {e}"));
     assert_eq!(first.pairs, ldi.pairs, "a checker's first check");
     assert_eq!(first.self_collisions, ldi.self_collisions);
-    for step in 0..1 + r.u8() % 2 {
-        let k = usize::from(r.u8()) % scene.objects.len();
-        let placement = r.placement();
-        if scene.set_transform(k, placement).is_err() {
-            continue;
-        }
+    each_move(&mut r, &mut scene, |scene, step, k| {
         let again = checker
-            .check(&scene)
+            .check(scene)
             .unwrap_or_else(|e| panic!("re-check {step}: {e}"));
-        let fresh = check(&scene, &opts).unwrap_or_else(|e| panic!("check {step}: {e}"));
+        let fresh = check(scene, &opts).unwrap_or_else(|e| panic!("check {step}: {e}"));
         assert_eq!(
             again.pairs, fresh.pairs,
             "re-check {step} after moving o{k}"
@@ -581,7 +592,8 @@ pub fn check_geometry(data: &[u8]) {
             again.self_collisions, fresh.self_collisions,
             "re-check {step}"
         );
-    }
+        true
+    });
 }
 
 /// The GPU check on any geometry (fuzz_gpu_check, feature `gpu`, on the first adapter wgpu
@@ -758,14 +770,9 @@ pub fn gpu_check_geometry(data: &[u8]) {
         .unwrap_or_else(|e| panic!("GPU checker: {e}"));
     assert_eq!(first.pairs, gpu.pairs, "a GPU checker's first check");
     assert_eq!(first.self_collisions, gpu.self_collisions);
-    for step in 0..1 + r.u8() % 2 {
-        let k = usize::from(r.u8()) % scene.objects.len();
-        let placement = r.placement();
-        if scene.set_transform(k, placement).is_err() {
-            continue;
-        }
-        let again = checker.check_on_gpu(&scene, ctx, &mut |_, _, _| {});
-        let fresh = check_on_gpu(&scene, &gpu_opts, ctx, &mut |_, _, _| {});
+    each_move(&mut r, &mut scene, |scene, step, k| {
+        let again = checker.check_on_gpu(scene, ctx, &mut |_, _, _| {});
+        let fresh = check_on_gpu(scene, &gpu_opts, ctx, &mut |_, _, _| {});
         match (again, fresh) {
             (Ok(a), Ok(f)) => {
                 assert_eq!(a.pairs, f.pairs, "GPU re-check {step} after moving o{k}");
@@ -777,7 +784,7 @@ pub fn gpu_check_geometry(data: &[u8]) {
             (Ok(_), Err(CheckError::Gpu(e))) | (Err(CheckError::Gpu(e)), Ok(_))
                 if gpu_limit(&e) =>
             {
-                return
+                return false
             }
             (a, f) => panic!(
                 "GPU re-check {step}: {:?} vs fresh {:?}",
@@ -785,5 +792,6 @@ pub fn gpu_check_geometry(data: &[u8]) {
                 f.map(|r| r.pairs)
             ),
         }
-    }
+        true
+    });
 }
