@@ -852,6 +852,50 @@ fn triangles_give_the_same_depths_from_any_corner() {
     }
 }
 
+/// Parts resting face to face at any angle (`common::resting_pair`) are a touch on the GPU as
+/// on the CPU: the same pair, kind, axes and ε, the depth below ε. Depths and volumes of such
+/// slivers differ between the two (the GPU's depths are interpolated in `f32`; README
+/// *Accuracy*): the test prints the largest of each.
+#[test]
+fn parts_resting_face_to_face_touch_on_the_gpu_too() {
+    use ldiclash::check::{check, check_on_gpu, Backend, CheckOptions};
+    let _g = lock();
+    let Some(ctx) = ctx() else { return };
+    let (mut cpu_depth, mut gpu_depth, mut gpu_volume) = (0.0f64, 0.0f64, 0.0f64);
+    for seed in 0..8 {
+        let scene = common::resting_pair(seed);
+        let opts = CheckOptions::default();
+        let cpu = check(&scene, &opts).unwrap();
+        let gpu = check_on_gpu(
+            &scene,
+            &CheckOptions {
+                backend: Backend::Gpu { peel: false },
+                ..opts
+            },
+            ctx,
+            &mut |_, _, _| {},
+        )
+        .unwrap();
+        assert_eq!(cpu.pairs.len(), 1, "seed {seed}: {:?}", cpu.pairs);
+        assert_eq!(gpu.pairs.len(), 1, "seed {seed}: {:?}", gpu.pairs);
+        let (c, g) = (&cpu.pairs[0], &gpu.pairs[0]);
+        assert_eq!(
+            (g.kind, &g.axes, g.epsilon, g.pixel_size),
+            (c.kind, &c.axes, c.epsilon, c.pixel_size),
+            "seed {seed}"
+        );
+        assert_eq!(g.kind, ldiclash::report::Kind::Touch, "seed {seed}: {g:?}");
+        let px = c.pixel_size.unwrap();
+        assert!(g.depth.unwrap() < g.epsilon.unwrap(), "seed {seed}: {g:?}");
+        cpu_depth = cpu_depth.max(c.depth.unwrap() / px);
+        gpu_depth = gpu_depth.max(g.depth.unwrap() / px);
+        gpu_volume = gpu_volume.max(g.volume.unwrap() / (42.0 * px));
+    }
+    println!(
+        "parts resting face to face, 8 random turns: touch on both; depth at most {cpu_depth:.3} px (CPU), {gpu_depth:.3} px (GPU); GPU volume at most {gpu_volume:.4} of a one-pixel slab over the face"
+    );
+}
+
 /// A `Checker` on the GPU remembers answers per object version as on the CPU: after moves its
 /// reports equal a fresh GPU check's, the unmoved pairs come from memory, and fewer LDIs are
 /// built; a check on the other engine starts afresh.

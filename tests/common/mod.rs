@@ -175,3 +175,38 @@ pub fn pair_copies(placements: &[DMat4], segments: u32) -> Scene {
     }
     s
 }
+
+/// Two parts resting face to face, turned and placed at random (`seed`): a 10-unit cube `o0`
+/// and a 10 × 7 × 6 box `o1` standing on its +x face, both under one rotation about a random
+/// axis and one translation. The faces meet in one plane but share no vertex (the smaller
+/// face lies inside the larger), as parts put down on each other in a planning tool.
+pub fn resting_pair(seed: u64) -> Scene {
+    use glam::{DQuat, DVec3, Vec3};
+    let mut rnd = xorshift(0x9E37_79B9 ^ seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
+    for _ in 0..4 {
+        rnd(); // (the first draws of nearby seeds are alike)
+    }
+    let axis = DVec3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5).normalize_or(DVec3::Z);
+    let place = DMat4::from_rotation_translation(
+        DQuat::from_axis_angle(axis, rnd() * std::f64::consts::TAU),
+        DVec3::new(
+            rnd() * 40.0 - 20.0,
+            rnd() * 40.0 - 20.0,
+            rnd() * 40.0 - 20.0,
+        ),
+    );
+    let mut s = Scene::new();
+    for (name, min, max) in [
+        ("o0", Vec3::ZERO, Vec3::splat(10.0)),
+        ("o1", Vec3::new(10.0, 2.0, 1.0), Vec3::new(20.0, 9.0, 7.0)),
+    ] {
+        s.add(
+            name,
+            Arc::new(ldiclash::mesh::shapes::cuboid(min, max)),
+            Units::Unknown,
+            place,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    s
+}
