@@ -30,6 +30,8 @@
 //! - **Red edges**: the exact intersection segments of the one-shot report's pairs and
 //!   self-collisions (`viewer::segments_for`, one thread), which the page computes after the
 //!   check and draws; the CLI does not.
+//! - **Exact mode**: `ldiclash check --mode exact` (triangle–triangle tests and nesting, no
+//!   LDI) one-shot, whole process, its pairs asserted to be the default check's.
 //! - **Rasteriser throughput**: nanoseconds per triangle of the CPU rasteriser on 1 M small
 //!   triangles (four overlapping spheres at 512², the `ldi` bench's case) and of the coarse
 //!   occupancy maps on the hall's parts.
@@ -219,6 +221,9 @@ struct Row {
     /// The red edges of the one-shot report (ms, one thread) and their segments.
     red_ms: f64,
     red_segments: usize,
+    /// `--mode exact`'s one-shot check, whole process (ms, median), and its colliding pairs.
+    exact_ms: f64,
+    exact_pairs: usize,
     /// The moving frames' phases (`timings_ms`, medians): coarse, LDIs built and analyses
     /// (summed over the jobs).
     frame_phases: [f64; 3],
@@ -264,6 +269,24 @@ fn hall_row(
     }
     let report = report.unwrap();
     let ld_noself = median(noself);
+    // `--mode exact` (triangle tests and nesting, no LDI: parry's question), whole process:
+    // the same pairs as the default check's.
+    let mut exact = Vec::new();
+    let mut exact_pairs = 0;
+    for _ in 0..runs {
+        let (ms, _, out) = run_child(ldiclash().args(["--mode", "exact"]));
+        exact.push(ms);
+        let r: Report = serde_json::from_str(out.trim()).unwrap();
+        let names = |r: &Report| -> BTreeSet<(String, String)> {
+            pair_set(r).into_iter().map(|(a, b, _)| (a, b)).collect()
+        };
+        assert_eq!(
+            names(&r),
+            names(&report),
+            "{name}: the pairs of --mode exact"
+        );
+        exact_pairs = r.pairs.len();
+    }
     let same_as_boxes = if compare_boxes {
         let (_, _, out) = run_child(ldiclash().args(["--broad", "boxes"]));
         let boxes: Report = serde_json::from_str(out.trim()).unwrap();
@@ -365,6 +388,8 @@ fn hall_row(
         frame_hits,
         red_ms,
         red_segments,
+        exact_ms: median(exact),
+        exact_pairs,
         frame_phases: phases.map(median),
         frame_ldis: median(f_ldis),
         frame_fragments: median(f_fragments),
@@ -679,6 +704,13 @@ fn main() {
         notes.push(format!(
             "{}: the red edges of the one-shot report (`viewer::segments_for`, the exact intersection segments the page draws; one thread): {:.0} ms, {} segments",
             r.name, r.red_ms, r.red_segments
+        ));
+        notes.push(format!(
+            "{}: `--mode exact` one-shot (whole process): {:.0} ms, {} pairs (the default check's), {:.2}× parry's whole process",
+            r.name,
+            r.exact_ms,
+            r.exact_pairs,
+            r.exact_ms / r.parry_ms
         ));
     }
     println!();

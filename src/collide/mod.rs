@@ -14,6 +14,7 @@
 //! - [`triangle_distance`]: the exact distance of two triangles (clearance tests).
 
 mod bands;
+mod box_tree;
 mod broad;
 mod distance;
 mod exact;
