@@ -4,8 +4,9 @@
 //! How it works: the boxes are sorted along a Morton curve of their centres (one integer
 //! sort), cut into leaves of [`LEAF`] neighbours, and each level's boxes are joined two by two
 //! into the next, up to one root. Two trees are searched together from their roots, a pair of
-//! nodes opened only where their boxes overlap ([`BoxTree::pairs`]). Unlike a grid, whose cells suit one size of
-//! triangle, the hierarchy prunes as well among long slivers, fans and small triangles mixed.
+//! nodes opened only where their boxes overlap ([`BoxTree::pairs`]). Unlike a grid, whose
+//! cells suit one size of triangle, the hierarchy prunes as well among long slivers, fans and
+//! small triangles mixed.
 
 use std::ops::ControlFlow;
 
@@ -15,10 +16,6 @@ use crate::ldi::Region;
 
 /// Boxes per leaf.
 const LEAF: usize = 4;
-
-/// Levels a search can hold pending: a tree of `n` boxes has about `log2(n / LEAF)` levels,
-/// and a search holds at most two pending node pairs per level of the two trees.
-const STACK: usize = 128;
 
 /// A bounding-volume hierarchy of boxes (see the module docs).
 pub(super) struct BoxTree {
@@ -106,13 +103,11 @@ impl BoxTree {
         {
             return ControlFlow::Continue(());
         }
-        // (level and node of `self`, level and node of `other`), their boxes overlapping.
-        let mut stack = [[0u32; 4]; STACK];
-        stack[0] = [ta, 0, tb, 0];
-        let mut depth = 1;
-        while depth > 0 {
-            depth -= 1;
-            let [la, na, lb, nb] = stack[depth];
+        // (level and node of `self`, level and node of `other`), their boxes overlapping; it
+        // holds about one pair per level descended.
+        let mut stack: Vec<[u32; 4]> = Vec::with_capacity(64);
+        stack.push([ta, 0, tb, 0]);
+        while let Some([la, na, lb, nb]) = stack.pop() {
             let (Some(ba), Some(bb)) = (self.node(la, na), other.node(lb, nb)) else {
                 continue;
             };
@@ -139,9 +134,8 @@ impl BoxTree {
                 } else {
                     other.node(next[2], next[3]).is_some_and(|r| r.overlaps(ba))
                 };
-                if reaches && depth < STACK {
-                    stack[depth] = next;
-                    depth += 1;
+                if reaches {
+                    stack.push(next);
                 }
             }
         }
