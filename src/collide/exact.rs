@@ -906,6 +906,36 @@ mod tests {
         }
     }
 
+    /// Brute force over all triangle pairs of `a` and `b` whose boxes overlap: the pairs
+    /// tested, those that intersect, the intersection segments' total length and the
+    /// segments.
+    fn brute_force(a: &Mesh, b: &Mesh) -> (u64, u64, f64, Vec<[Vec3; 2]>) {
+        let (mut tested, mut hits, mut length) = (0u64, 0u64, 0.0);
+        let mut segments = Vec::new();
+        for i in 0..a.triangles.len() {
+            for j in 0..b.triangles.len() {
+                let (ba, bb) = (
+                    Region::around(a.corners(i)).unwrap(),
+                    Region::around(b.corners(j)).unwrap(),
+                );
+                if !ba.overlaps(&bb) {
+                    continue;
+                }
+                tested += 1;
+                let r = tri_tri_intersection(
+                    a.corners(i).map(|v| v.as_dvec3()),
+                    b.corners(j).map(|v| v.as_dvec3()),
+                );
+                if let TriTri::Segment([p, q]) = r {
+                    length += p.distance(q);
+                    segments.push([p.as_vec3(), q.as_vec3()]);
+                }
+                hits += u64::from(r.intersects());
+            }
+        }
+        (tested, hits, length, segments)
+    }
+
     /// Long thin triangles along the three axes (60% of the extent long, 0.3% wide), with a
     /// tenth large ones: boxes a uniform grid's cubic cells do not fit.
     fn slivers(seed: u64, n: usize, lo: Vec3, hi: Vec3) -> Mesh {
@@ -950,29 +980,7 @@ mod tests {
                 "seed {seed}: {cost} entries for {} boxes: the grid would be used",
                 ta.len() + tb.len()
             );
-            let (mut tested, mut hits, mut length) = (0u64, 0u64, 0.0);
-            let mut want = Vec::new();
-            for i in 0..a.triangles.len() {
-                for j in 0..b.triangles.len() {
-                    let (ba, bb) = (
-                        Region::around(a.corners(i)).unwrap(),
-                        Region::around(b.corners(j)).unwrap(),
-                    );
-                    if !ba.overlaps(&bb) {
-                        continue;
-                    }
-                    tested += 1;
-                    let r = tri_tri_intersection(
-                        a.corners(i).map(|v| v.as_dvec3()),
-                        b.corners(j).map(|v| v.as_dvec3()),
-                    );
-                    if let TriTri::Segment([p, q]) = r {
-                        length += p.distance(q);
-                        want.push([p.as_vec3(), q.as_vec3()]);
-                    }
-                    hits += u64::from(r.intersects());
-                }
-            }
+            let (tested, hits, length, mut want) = brute_force(&a, &b);
             let (got, mut segments) = mesh_contact_and_segments(&a, &b, (false, false), usize::MAX);
             assert_eq!(
                 (got.tested, got.intersecting),
@@ -1007,28 +1015,7 @@ mod tests {
                 Vec3::new(1.6, 1.3, 1.0),
                 false,
             );
-            // Brute force over all triangle pairs whose boxes overlap.
-            let (mut tested, mut hits, mut length) = (0u64, 0u64, 0.0);
-            for i in 0..a.triangles.len() {
-                for j in 0..b.triangles.len() {
-                    let (ba, bb) = (
-                        Region::around(a.corners(i)).unwrap(),
-                        Region::around(b.corners(j)).unwrap(),
-                    );
-                    if !ba.overlaps(&bb) {
-                        continue;
-                    }
-                    tested += 1;
-                    let r = tri_tri_intersection(
-                        a.corners(i).map(|v| v.as_dvec3()),
-                        b.corners(j).map(|v| v.as_dvec3()),
-                    );
-                    if let TriTri::Segment([p, q]) = r {
-                        length += p.distance(q);
-                    }
-                    hits += u64::from(r.intersects());
-                }
-            }
+            let (tested, hits, length, _) = brute_force(&a, &b);
             let got = mesh_contact(&a, &b, (false, false), false);
             assert_eq!(
                 (got.tested, got.intersecting),
