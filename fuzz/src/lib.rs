@@ -600,10 +600,11 @@ pub fn check_geometry(data: &[u8]) {
 /// finds, lavapipe preferred): the scene and options of [`check_geometry`], then a byte that
 /// picks fragment lists or depth peeling and the broad phase. The GPU report is the CPU's
 /// (`tests/gpu.rs` asserts more on chosen scenes): the same pairs in the same order with the
-/// same kinds (but where the depth is ε within depth rounding), axes, pixel sizes and ε, volumes within 1e-3 plus depth rounding, clearance
-/// distances within 1e-3 of a pixel, the same self-collisions (but those within depth
-/// rounding, which may come on one side only); errors only alike, or where
-/// the GPU has a documented limit (`GpuError::AnalysisCapacity`, `CoordinateRange`). Depths
+/// same kinds (but where the depth is ε within depth rounding), axes, pixel sizes and ε,
+/// volumes within 1e-3 plus depth rounding, clearance distances within 1e-3 of a pixel, the
+/// same self-collisions (but those within depth rounding, which may come on one side only);
+/// errors only alike, or where the GPU has a documented limit
+/// (`GpuError::AnalysisCapacity`, `CoordinateRange`). Depths
 /// and separations are not compared (see below). With the byte's bit 2, a `Checker` on the
 /// GPU too: its first check and its re-checks after one or two moves equal fresh GPU checks.
 #[cfg(feature = "gpu")]
